@@ -1,0 +1,40 @@
+package org.jameskvs.client;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * An open queue on one server, bound to one {@link KvsClient} connection. Every call is
+ * asynchronous and pipelined: many may be in flight; they are applied and answered in call order.
+ * Futures complete with a status, never exceptionally (TIMEOUT and CONNECTION_LOST mean the outcome
+ * is unknown). After a reconnect the client re-opens the queue with the same options before sending
+ * anything else on it.
+ */
+public interface KvsQueue extends AutoCloseable {
+    String name();
+
+    /** Appends a message with a client-chosen id (1..255 bytes). {@link Ack#value()} is its position. */
+    CompletableFuture<Ack> put(byte[] id, int priority, long notBefore, byte[] state, byte[] body);
+
+    CompletableFuture<Ack> delete(byte[] id);
+
+    /** Rewrites the mutable part of a message (priority, notBefore, state) in place. */
+    CompletableFuture<Ack> replace(byte[] id, int priority, long notBefore, byte[] state);
+
+    CompletableFuture<GetResult> get(byte[] id);
+
+    /**
+     * Reads a block of live messages with {@code position >= fromPosition}, in order.
+     * @param readyBefore 0 for no filter, else skip messages whose notBefore is later
+     */
+    CompletableFuture<ReadResult> read(long fromPosition, int maxCount, int maxBytes, long readyBefore);
+
+    CompletableFuture<QueueStat> stat();
+
+    CompletableFuture<Ack> clear();
+
+    CompletableFuture<Ack> drop();
+
+    /** Releases the handle on the server (the queue and its messages stay). */
+    @Override
+    void close();
+}

@@ -1,0 +1,5 @@
+package org.jameskvs.client;
+
+/** One row of a LIST answer. */
+public record QueueInfo(String name, long size, long txn) {
+}

@@ -1,0 +1,77 @@
+package org.jameskvs.protocol;
+
+import io.netty.buffer.ByteBuf;
+
+/** Encoders of every request, one method per opcode; payloads as specified in {@link org.jameskvs.protocol}. */
+public final class Requests {
+    private Requests() {
+    }
+
+    public static void auth(ByteBuf out, long seq, String user, String password) {
+        int start = Frames.beginRequest(out, Opcode.AUTH, seq, 0);
+        Wire.writeString(out, user);
+        Wire.writeString(out, password);
+        Frames.finishFrame(out, start);
+    }
+
+    public static void open(ByteBuf out, long seq, String queue, OpenMode mode, long epoch,
+                            long maxMessages, long maxBytes, String owner) {
+        int start = Frames.beginRequest(out, Opcode.OPEN, seq, 0);
+        Wire.writeString(out, queue);
+        out.writeByte(mode.code());
+        out.writeLong(epoch);
+        out.writeLong(maxMessages);
+        out.writeLong(maxBytes);
+        Wire.writeString(out, owner);
+        Frames.finishFrame(out, start);
+    }
+
+    public static void put(ByteBuf out, long seq, int handle, byte[] id, int priority, long notBefore,
+                           byte[] state, byte[] body) {
+        int start = Frames.beginRequest(out, Opcode.PUT, seq, handle);
+        Wire.writeId(out, id);
+        out.writeByte(priority);
+        out.writeLong(notBefore);
+        Wire.writeBlob(out, state);
+        out.writeBytes(body);
+        Frames.finishFrame(out, start);
+    }
+
+    public static void delete(ByteBuf out, long seq, int handle, byte[] id) {
+        idOnly(out, Opcode.DELETE, seq, handle, id);
+    }
+
+    public static void get(ByteBuf out, long seq, int handle, byte[] id) {
+        idOnly(out, Opcode.GET, seq, handle, id);
+    }
+
+    public static void replace(ByteBuf out, long seq, int handle, byte[] id, int priority, long notBefore, byte[] state) {
+        int start = Frames.beginRequest(out, Opcode.REPLACE, seq, handle);
+        Wire.writeId(out, id);
+        out.writeByte(priority);
+        out.writeLong(notBefore);
+        Wire.writeBlob(out, state);
+        Frames.finishFrame(out, start);
+    }
+
+    public static void read(ByteBuf out, long seq, int handle, long fromPosition, int maxCount, int maxBytes, long readyBefore) {
+        int start = Frames.beginRequest(out, Opcode.READ, seq, handle);
+        out.writeLong(fromPosition);
+        out.writeInt(maxCount);
+        out.writeInt(maxBytes);
+        out.writeLong(readyBefore);
+        Frames.finishFrame(out, start);
+    }
+
+    /** STAT, LIST, CLEAR, DROP, PING, CLOSE: a header and no payload. */
+    public static void empty(ByteBuf out, Opcode op, long seq, int handle) {
+        int start = Frames.beginRequest(out, op, seq, handle);
+        Frames.finishFrame(out, start);
+    }
+
+    private static void idOnly(ByteBuf out, Opcode op, long seq, int handle, byte[] id) {
+        int start = Frames.beginRequest(out, op, seq, handle);
+        Wire.writeId(out, id);
+        Frames.finishFrame(out, start);
+    }
+}

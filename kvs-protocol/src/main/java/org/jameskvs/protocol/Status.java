@@ -1,0 +1,61 @@
+package org.jameskvs.protocol;
+
+/** Response status codes. Codes are part of the wire format: never renumber. */
+public enum Status {
+    OK(0, "ok"),
+    AUTH_REQUIRED(1, "authenticate first"),
+    AUTH_FAILED(2, "bad credentials"),
+    UNKNOWN_OPCODE(3, "unknown opcode"),
+    BAD_REQUEST(4, "malformed request payload"),
+    BAD_HANDLE(5, "unknown or closed queue handle"),
+    NO_SUCH_QUEUE(6, "no such queue"),
+    DUPLICATE_ID(7, "a live message with this id exists"),
+    NOT_FOUND(8, "no live message with this id"),
+    QUEUE_FULL(9, "queue limit reached"),
+    DISK_FULL(10, "server disk full"),
+    STALE_EPOCH(11, "a newer epoch owns this queue"),
+    QUEUE_LOCKED(12, "another connection holds the write handle at this epoch"),
+    READ_ONLY(13, "handle opened read-only"),
+    FRAME_TOO_LARGE(14, "frame exceeds the server's maximum"),
+    BAD_FRAME(15, "framing lost"),
+    STORAGE_ERROR(16, "storage failure"),
+    SHUTTING_DOWN(17, "server shutting down"),
+    INTERNAL_ERROR(18, "internal error"),
+    TIMEOUT(19, "no response in time (client side)"),
+    CONNECTION_LOST(20, "connection lost before a response (client side)");
+
+    private static final Status[] BY_CODE = new Status[64];
+
+    static {
+        for (Status s : values()) {
+            BY_CODE[s.code] = s;
+        }
+    }
+
+    private final int code;
+    private final String description;
+
+    Status(int code, String description) {
+        this.code = code;
+        this.description = description;
+    }
+
+    public int code() {
+        return code;
+    }
+
+    public String description() {
+        return description;
+    }
+
+    /** True when the outcome of the request is unknown (the request may or may not have been applied). */
+    public boolean isIndeterminate() {
+        return this == TIMEOUT || this == CONNECTION_LOST;
+    }
+
+    /** @return the status, or {@link #INTERNAL_ERROR} for a code this version does not know. */
+    public static Status fromCode(int code) {
+        Status s = code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+        return s == null ? INTERNAL_ERROR : s;
+    }
+}

@@ -1,0 +1,114 @@
+/**
+ * The KVS wire protocol, version 1: the one place where the bytes on the wire are defined.
+ *
+ * <h2>Connection</h2>
+ * One persistent TCP (optionally TLS) connection carries many requests in flight (pipelining).
+ * The server answers every request exactly once, <b>in request order</b>, and reads and answers in
+ * blocks: it decodes everything that one socket read delivered, applies it, commits the journal
+ * once for the block (group commit) and flushes all the responses with one write. The first
+ * request on a connection must be {@link org.jameskvs.protocol.Opcode#AUTH}; anything else is
+ * answered {@link org.jameskvs.protocol.Status#AUTH_REQUIRED}.
+ *
+ * <h2>Framing</h2>
+ * All integers are big-endian. Every frame, in either direction, starts with a 4-byte length that
+ * counts the bytes <i>after</i> the length field.
+ *
+ * <h3>Request frame ({@link org.jameskvs.protocol.RequestDescriptor})</h3>
+ * <pre>
+ *  0                   1                   2                   3
+ *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ * +---------------------------------------------------------------+
+ * |                 frame length (int32, bytes after)             |  0
+ * +---------------+---------------+-------------------------------+
+ * |  version = 1  |    opcode     |         flags (uint16)        |  4
+ * +---------------+---------------+-------------------------------+
+ * |                 sequence number (int64)                       |  8
+ * |                 chosen by the client, echoed in the response  |
+ * +---------------------------------------------------------------+
+ * |                 queue handle (int32), 0 when none             | 16
+ * +---------------------------------------------------------------+
+ * |                 payload (opcode specific) ...                 | 20
+ * </pre>
+ *
+ * <h3>Response frame ({@link org.jameskvs.protocol.ResponseDescriptor})</h3>
+ * <pre>
+ * +---------------------------------------------------------------+
+ * |                 frame length (int32, bytes after)             |  0
+ * +---------------+---------------+-------------------------------+
+ * |  version = 1  | opcode (echo) |      status code (uint16)     |  4
+ * +---------------+---------------+-------------------------------+
+ * |                 sequence number (int64, echo)                 |  8
+ * |                                                               |
+ * +---------------------------------------------------------------+
+ * |                 transaction number (int64)                    | 16
+ * |   mutations the queue has applied; 0 for non-queue requests   |
+ * +---------------------------------------------------------------+
+ * |                 payload (opcode and status specific) ...      | 24
+ * </pre>
+ * An error response (status other than {@code OK}) carries as payload one
+ * {@code string} with a human readable reason.
+ *
+ * <h3>Payload field types</h3>
+ * <pre>
+ * u8, u16, i32, i64   fixed width, big-endian
+ * string              u16 length, then UTF-8 bytes (at most 65,535 bytes)
+ * id                  u8 length (1..255), then the bytes of a client-chosen message id
+ * blob                i32 length (&gt;= 0), then the bytes
+ * tail                every remaining byte of the frame (no length field)
+ * </pre>
+ *
+ * <h3>Operations ({@link org.jameskvs.protocol.Opcode})</h3>
+ * <pre>
+ * op            request payload                                   OK response payload
+ * ------------  ------------------------------------------------  -------------------------------
+ * AUTH    0x01  string user, string password                      (empty)
+ * OPEN    0x02  string queue, u8 mode (0 read, 1 write),          i32 handle, i64 epoch,
+ *               i64 epoch, i64 maxMessages (0 = server default),  i64 size
+ *               i64 maxBytes (0 = server default), string owner
+ * PUT     0x03  id, u8 priority, i64 notBefore (epoch ms),        i64 position
+ *               blob state, tail body
+ * DELETE  0x04  id                                                (empty)
+ * REPLACE 0x05  id, u8 priority, i64 notBefore, blob state        (empty)
+ * GET     0x06  id                                                message record
+ * READ    0x07  i64 fromPosition, i32 maxCount, i32 maxBytes,     i64 nextPosition, i32 count,
+ *               i64 readyBefore (0 = no filter)                   count x message record
+ * STAT    0x08  (empty)                                           i64 size, i64 bytes,
+ *                                                                 i64 firstPosition,
+ *                                                                 i64 nextPosition,
+ *                                                                 i64 earliestNotBefore
+ *                                                                 (Long.MAX_VALUE if none),
+ *                                                                 i64 epoch, string owner
+ * LIST    0x09  (empty, handle 0)                                 i32 count, count x
+ *                                                                 (string name, i64 size, i64 txn)
+ * CLEAR   0x0A  (empty)                                           (empty)
+ * DROP    0x0B  (empty)                                           (empty)
+ * PING    0x0C  (empty, handle 0)                                 i64 server time (epoch ms)
+ * CLOSE   0x0D  (empty) releases the handle                       (empty)
+ *
+ * message record: i64 position, id, u8 priority, i64 notBefore, blob state, blob body
+ * </pre>
+ *
+ * <p>Positions are assigned by the server at PUT, strictly increasing per queue; a queue is
+ * physically stored in position order. {@code READ} returns live messages with
+ * {@code position >= fromPosition} in position order, skipping (when {@code readyBefore != 0})
+ * those whose {@code notBefore > readyBefore}; it stops after {@code maxCount} messages or once
+ * {@code maxBytes} of bodies are exceeded (at least one message is returned if any matches), and
+ * {@code nextPosition} is where the next block starts. The <i>state</i> blob is the small mutable
+ * part of a message (retry count, error text, ...) that {@code REPLACE} rewrites without moving the
+ * message; the body is immutable.
+ *
+ * <h3>Ownership and epochs</h3>
+ * A queue has at most one writer: the connection holding a handle opened in write mode. OPEN in
+ * write mode with an epoch lower than the queue's is refused ({@code STALE_EPOCH}); with the same
+ * epoch while another connection holds the write handle it is refused ({@code QUEUE_LOCKED}); with
+ * a higher epoch it takes the queue over and every older write handle is fenced: its mutations are
+ * answered {@code STALE_EPOCH}. Mutations on a read handle are answered {@code READ_ONLY}.
+ *
+ * <h3>Errors and framing</h3>
+ * A frame longer than the server's limit is skipped and answered {@code FRAME_TOO_LARGE}; framing
+ * is kept. A frame whose length is shorter than the fixed header, or an unknown protocol version,
+ * means framing is lost: the server answers {@code BAD_FRAME} (sequence 0) and closes the
+ * connection. Every other bad input (unknown opcode, malformed payload, bad handle, ...) is
+ * answered with its status code and the connection goes on.
+ */
+package org.jameskvs.protocol;

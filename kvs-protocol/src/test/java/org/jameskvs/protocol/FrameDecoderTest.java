@@ -1,0 +1,116 @@
+package org.jameskvs.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class FrameDecoderTest {
+
+    private static ByteBuf twoPuts() {
+        ByteBuf out = Unpooled.buffer();
+        Requests.put(out, 7, 3, "id-1".getBytes(StandardCharsets.UTF_8), 5, 0, new byte[]{1, 2}, "hello".getBytes(StandardCharsets.UTF_8));
+        Requests.delete(out, 8, 3, "id-1".getBytes(StandardCharsets.UTF_8));
+        return out;
+    }
+
+    @Test
+    void decodesFramesSplitAcrossReadsAtEveryByte() {
+        ByteBuf all = twoPuts();
+        EmbeddedChannel ch = new EmbeddedChannel(FrameDecoder.forRequests(1 << 20));
+        while (all.isReadable()) {
+            ch.writeInbound(all.readRetainedSlice(1));
+        }
+        all.release();
+        ByteBuf put = ch.readInbound();
+        assertThat(Frames.requestOpcode(put)).isEqualTo(Opcode.PUT.code());
+        assertThat(Frames.requestSequence(put)).isEqualTo(7);
+        assertThat(Frames.requestHandle(put)).isEqualTo(3);
+        Frames.skipRequestHeader(put);
+        assertThat(Wire.readId(put)).isEqualTo("id-1".getBytes(StandardCharsets.UTF_8));
+        assertThat(Wire.readUnsignedByte(put)).isEqualTo(5);
+        assertThat(Wire.readLong(put)).isZero();
+        assertThat(Wire.readBlob(put)).containsExactly(1, 2);
+        assertThat(new String(Wire.readTail(put), StandardCharsets.UTF_8)).isEqualTo("hello");
+        put.release();
+        ByteBuf del = ch.readInbound();
+        assertThat(Frames.requestOpcode(del)).isEqualTo(Opcode.DELETE.code());
+        assertThat(Frames.requestSequence(del)).isEqualTo(8);
+        del.release();
+        assertThat((Object) ch.readInbound()).isNull();
+        assertThat(ch.finish()).isFalse();
+    }
+
+    @Test
+    void oversizedFrameIsSkippedAcrossReadsAndFramingKept() {
+        ByteBuf big = Unpooled.buffer();
+        Requests.put(big, 1, 1, "big".getBytes(StandardCharsets.UTF_8), 0, 0, new byte[0], new byte[5000]);
+        ByteBuf small = Unpooled.buffer();
+        Requests.empty(small, Opcode.PING, 2, 0);
+        EmbeddedChannel ch = new EmbeddedChannel(FrameDecoder.forRequests(1000));
+        ch.writeInbound(big.readRetainedSlice(30));
+        OversizedFrame marker = ch.readInbound();
+        assertThat(marker.sequence()).isEqualTo(1);
+        assertThat(marker.opcode()).isEqualTo(Opcode.PUT.code());
+        ch.writeInbound(big.readRetainedSlice(big.readableBytes() - 10));
+        assertThat((Object) ch.readInbound()).isNull();
+        ch.writeInbound(Unpooled.wrappedBuffer(big.readRetainedSlice(10), small));
+        big.release();
+        ByteBuf ping = ch.readInbound();
+        assertThat(Frames.requestOpcode(ping)).isEqualTo(Opcode.PING.code());
+        assertThat(Frames.requestSequence(ping)).isEqualTo(2);
+        ping.release();
+        ch.finish();
+    }
+
+    @Test
+    void lengthBelowHeaderLosesFraming() {
+        EmbeddedChannel ch = new EmbeddedChannel(FrameDecoder.forRequests(1000));
+        ByteBuf bad = Unpooled.buffer().writeInt(3).writeBytes(new byte[3]);
+        assertThatThrownBy(() -> ch.writeInbound(bad)).isInstanceOf(FramingLostException.class);
+    }
+
+    @Test
+    void unknownVersionLosesFraming() {
+        EmbeddedChannel ch = new EmbeddedChannel(FrameDecoder.forRequests(1000));
+        ByteBuf bad = Unpooled.buffer().writeInt(16).writeByte(9).writeBytes(new byte[15]);
+        assertThatThrownBy(() -> ch.writeInbound(bad)).isInstanceOf(FramingLostException.class);
+    }
+
+    @Test
+    void truncatedPayloadFieldIsAMalformedPayloadNotAnOverread() {
+        ByteBuf frame = Unpooled.buffer().writeShort(10).writeBytes(new byte[3]);
+        assertThatThrownBy(() -> Wire.readString(frame)).isInstanceOf(MalformedPayloadException.class);
+        ByteBuf blob = Unpooled.buffer().writeInt(-1);
+        assertThatThrownBy(() -> Wire.readBlob(blob)).isInstanceOf(MalformedPayloadException.class);
+    }
+
+    @Test
+    void messageRecordRoundTrips() {
+        ByteBuf out = Unpooled.buffer();
+        StoredMessage.writeRecord(out, 42, new byte[]{9}, 7, 1234, Unpooled.wrappedBuffer(new byte[]{1}),
+                Unpooled.wrappedBuffer(new byte[]{2, 3}));
+        assertThat(StoredMessage.readRecord(out))
+                .isEqualTo(new StoredMessage(42, new byte[]{9}, 7, 1234, new byte[]{1}, new byte[]{2, 3}));
+    }
+
+    @Test
+    void errorResponseCarriesStatusSequenceAndReason() {
+        ByteBuf out = Unpooled.buffer();
+        Frames.writeError(out, Opcode.PUT.code(), Status.DUPLICATE_ID, 99, 12, "dup");
+        EmbeddedChannel ch = new EmbeddedChannel(FrameDecoder.forResponses(1000));
+        ch.writeInbound(out);
+        ByteBuf frame = ch.readInbound();
+        assertThat(Frames.responseStatus(frame)).isEqualTo(Status.DUPLICATE_ID);
+        assertThat(Frames.responseSequence(frame)).isEqualTo(99);
+        assertThat(Frames.responseTxn(frame)).isEqualTo(12);
+        Frames.skipResponseHeader(frame);
+        assertThat(Wire.readString(frame)).isEqualTo("dup");
+        frame.release();
+    }
+}

@@ -1,0 +1,34 @@
+package org.jameskvs.server.storage;
+
+/**
+ * Read-only view of one queue's metadata, owned by {@link QueueStore}. Confined to the store's
+ * thread.
+ */
+public interface QueueState {
+    String name();
+
+    /** Mutations applied to this queue since it was created (put, delete, replace, clear, owner change). */
+    long txn();
+
+    long size();
+
+    /** Sum of live body bytes. */
+    long bytes();
+
+    /** Position of the oldest live message, or {@link #nextPosition()} when empty. */
+    long firstPosition();
+
+    /** Position the next PUT will get. */
+    long nextPosition();
+
+    /** Smallest notBefore among live messages, Long.MAX_VALUE when none. */
+    long earliestNotBefore();
+
+    long epoch();
+
+    String owner();
+
+    long maxMessages();
+
+    long maxBytes();
+}

@@ -1,0 +1,31 @@
+package org.jameskvs.server.storage;
+
+import java.nio.file.Path;
+
+/**
+ * Storage settings (the server's config file maps onto these; defaults documented there too).
+ *
+ * @param directory            where the journal lives
+ * @param fsyncPolicy          see {@link FsyncPolicy}; default NONE
+ * @param fsyncIntervalMillis  for INTERVAL; default 100
+ * @param minFreeDiskBytes     writes are refused with DISK_FULL below this much free space; default 64 MiB
+ * @param maxJournalBytes      writes are refused with DISK_FULL once the journal is this big (0 = no limit)
+ * @param defaultMaxMessages   per-queue limit when OPEN says 0; default 10,000,000
+ * @param defaultMaxBytes      per-queue limit when OPEN says 0; default 8 GiB
+ */
+public record StoreConfig(Path directory, FsyncPolicy fsyncPolicy, long fsyncIntervalMillis, long minFreeDiskBytes,
+                          long maxJournalBytes, long defaultMaxMessages, long defaultMaxBytes) {
+    public static StoreConfig defaults(Path directory) {
+        return new StoreConfig(directory, FsyncPolicy.NONE, 100, 64L << 20, 0, 10_000_000L, 8L << 30);
+    }
+
+    public StoreConfig withFsync(FsyncPolicy policy) {
+        return new StoreConfig(directory, policy, fsyncIntervalMillis, minFreeDiskBytes, maxJournalBytes,
+                defaultMaxMessages, defaultMaxBytes);
+    }
+
+    public StoreConfig withMaxJournalBytes(long bytes) {
+        return new StoreConfig(directory, fsyncPolicy, fsyncIntervalMillis, minFreeDiskBytes, bytes,
+                defaultMaxMessages, defaultMaxBytes);
+    }
+}
