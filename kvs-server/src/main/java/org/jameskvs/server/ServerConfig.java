@@ -1,0 +1,151 @@
+package org.jameskvs.server;
+
+import org.jameskvs.server.storage.FsyncPolicy;
+import org.jameskvs.server.storage.StoreConfig;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Properties;
+
+/**
+ * Every setting of the KVS server, in one place. Read from a properties file; any key can be
+ * overridden by a system property of the same name prefixed with {@code kvs.} (e.g.
+ * {@code -Dkvs.listen.port=7401}).
+ *
+ * <pre>
+ * key                        default        meaning
+ * listen.host                127.0.0.1      address the protocol port binds to
+ * listen.port                7400           protocol port (0 = any free port)
+ * data.dir                   ./kvs-data     journal directory
+ * auth.user                  james          the one account clients authenticate as
+ * auth.password              (none)         its password; required (or auth.passwordFile)
+ * auth.passwordFile          (none)         file whose first line is the password
+ * tls.enabled                false          serve the protocol over TLS
+ * tls.certChain              (none)         PEM certificate chain (required with TLS)
+ * tls.privateKey             (none)         PEM PKCS#8 private key (required with TLS)
+ * frame.maxBytes             67108864       largest request frame accepted (64 MiB); larger: FRAME_TOO_LARGE
+ * fsync.policy               none           none | interval | batch; see QueueStore's crash contract
+ * fsync.intervalMillis       100            for fsync.policy=interval
+ * disk.minFreeBytes          67108864       writes answer DISK_FULL below this free space (64 MiB)
+ * journal.maxBytes           0              writes answer DISK_FULL past this journal size (0 = no limit)
+ * queue.defaultMaxMessages   10000000       per-queue message limit when OPEN says 0
+ * queue.defaultMaxBytes      8589934592     per-queue body-bytes limit when OPEN says 0 (8 GiB)
+ * maintenance.intervalMillis 1000           how often compaction / file deletion / interval fsync run
+ * metrics.enabled            true           serve Prometheus metrics over HTTP
+ * metrics.host               127.0.0.1      metrics bind address
+ * metrics.port               9464           metrics port (0 = any free port); path /metrics
+ * shutdown.graceMillis       5000           on SIGTERM, how long in-flight requests get to finish
+ * </pre>
+ */
+public record ServerConfig(String listenHost, int listenPort, Path dataDir, String user, String password,
+                           boolean tlsEnabled, Path tlsCertChain, Path tlsPrivateKey, int maxFrameBytes,
+                           FsyncPolicy fsyncPolicy, long fsyncIntervalMillis, long minFreeDiskBytes,
+                           long maxJournalBytes, long defaultMaxMessages, long defaultMaxBytes,
+                           long maintenanceIntervalMillis, boolean metricsEnabled, String metricsHost,
+                           int metricsPort, long shutdownGraceMillis) {
+
+    public ServerConfig {
+        if (password == null || password.isEmpty()) {
+            throw new IllegalArgumentException("auth.password (or auth.passwordFile) must be set");
+        }
+        if (tlsEnabled && (tlsCertChain == null || tlsPrivateKey == null)) {
+            throw new IllegalArgumentException("tls.enabled=true needs tls.certChain and tls.privateKey");
+        }
+        if (maxFrameBytes < 1024) {
+            throw new IllegalArgumentException("frame.maxBytes must be at least 1024");
+        }
+    }
+
+    public static ServerConfig load(Path file) {
+        Properties p = new Properties();
+        try (InputStream in = Files.newInputStream(file)) {
+            p.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read config " + file, e);
+        }
+        return fromProperties(p);
+    }
+
+    /** Builds a config from properties, applying {@code kvs.}-prefixed system property overrides. */
+    public static ServerConfig fromProperties(Properties file) {
+        Properties p = new Properties();
+        p.putAll(file);
+        System.getProperties().forEach((k, v) -> {
+            String key = k.toString();
+            if (key.startsWith("kvs.")) {
+                p.setProperty(key.substring(4), v.toString());
+            }
+        });
+        String password = p.getProperty("auth.password");
+        String passwordFile = p.getProperty("auth.passwordFile");
+        if ((password == null || password.isEmpty()) && passwordFile != null) {
+            try {
+                password = Files.readAllLines(Path.of(passwordFile)).get(0).trim();
+            } catch (IOException | IndexOutOfBoundsException e) {
+                throw new IllegalArgumentException("cannot read auth.passwordFile " + passwordFile, e);
+            }
+        }
+        return new ServerConfig(
+                p.getProperty("listen.host", "127.0.0.1"),
+                Integer.parseInt(p.getProperty("listen.port", "7400")),
+                Path.of(p.getProperty("data.dir", "./kvs-data")),
+                p.getProperty("auth.user", "james"),
+                password,
+                Boolean.parseBoolean(p.getProperty("tls.enabled", "false")),
+                pathOrNull(p.getProperty("tls.certChain")),
+                pathOrNull(p.getProperty("tls.privateKey")),
+                Integer.parseInt(p.getProperty("frame.maxBytes", "67108864")),
+                FsyncPolicy.valueOf(p.getProperty("fsync.policy", "none").toUpperCase(Locale.ROOT)),
+                Long.parseLong(p.getProperty("fsync.intervalMillis", "100")),
+                Long.parseLong(p.getProperty("disk.minFreeBytes", "67108864")),
+                Long.parseLong(p.getProperty("journal.maxBytes", "0")),
+                Long.parseLong(p.getProperty("queue.defaultMaxMessages", "10000000")),
+                Long.parseLong(p.getProperty("queue.defaultMaxBytes", "8589934592")),
+                Long.parseLong(p.getProperty("maintenance.intervalMillis", "1000")),
+                Boolean.parseBoolean(p.getProperty("metrics.enabled", "true")),
+                p.getProperty("metrics.host", "127.0.0.1"),
+                Integer.parseInt(p.getProperty("metrics.port", "9464")),
+                Long.parseLong(p.getProperty("shutdown.graceMillis", "5000")));
+    }
+
+    /** Defaults for tests and embedding: port 0, metrics off, the given data dir and password. */
+    public static ServerConfig forTest(Path dataDir, String password) {
+        Properties p = new Properties();
+        p.setProperty("listen.port", "0");
+        p.setProperty("data.dir", dataDir.toString());
+        p.setProperty("auth.password", password);
+        p.setProperty("metrics.enabled", "false");
+        p.setProperty("disk.minFreeBytes", "0");
+        return fromProperties(p);
+    }
+
+    public StoreConfig storeConfig() {
+        return new StoreConfig(dataDir, fsyncPolicy, fsyncIntervalMillis, minFreeDiskBytes, maxJournalBytes,
+                defaultMaxMessages, defaultMaxBytes);
+    }
+
+    public ServerConfig withListenPort(int port) {
+        return new ServerConfig(listenHost, port, dataDir, user, password, tlsEnabled, tlsCertChain, tlsPrivateKey,
+                maxFrameBytes, fsyncPolicy, fsyncIntervalMillis, minFreeDiskBytes, maxJournalBytes, defaultMaxMessages,
+                defaultMaxBytes, maintenanceIntervalMillis, metricsEnabled, metricsHost, metricsPort,
+                shutdownGraceMillis);
+    }
+
+    private static Path pathOrNull(String s) {
+        return s == null || s.isBlank() ? null : Path.of(s);
+    }
+
+    /** Never prints the password. */
+    @Override
+    public String toString() {
+        return "ServerConfig{listen=" + listenHost + ":" + listenPort + ", dataDir=" + dataDir + ", user=" + user
+                + ", password=***, tls=" + tlsEnabled + ", maxFrameBytes=" + maxFrameBytes + ", fsync=" + fsyncPolicy
+                + (fsyncPolicy == FsyncPolicy.INTERVAL ? "/" + fsyncIntervalMillis + "ms" : "")
+                + ", minFreeDiskBytes=" + minFreeDiskBytes + ", maxJournalBytes=" + maxJournalBytes
+                + ", metrics=" + (metricsEnabled ? metricsHost + ":" + metricsPort : "off") + "}";
+    }
+}

@@ -1,0 +1,136 @@
+package org.jameskvs.server.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.jameskvs.protocol.Opcode;
+import org.jameskvs.protocol.Status;
+import org.jameskvs.server.storage.QueueState;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The server's meters (Micrometer, exported in Prometheus format). Names as Prometheus shows them:
+ * <pre>
+ * kvs_requests_total{op}            requests handled, by opcode
+ * kvs_errors_total{status}          non-OK responses, by status
+ * kvs_bytes_received_total          request bytes read
+ * kvs_bytes_sent_total              response bytes written
+ * kvs_connections                   open client connections
+ * kvs_queue_size{queue}             live messages per queue
+ * kvs_queue_bytes{queue}            live body bytes per queue
+ * kvs_queue_txn{queue}              transaction number per queue
+ * kvs_journal_bytes                 journal size on disk
+ * kvs_block_seconds                 time to apply one block of requests (histogram; p50/p99 exported)
+ * kvs_commit_seconds                time of one group commit (histogram)
+ * kvs_block_requests                requests per block (how well pipelining batches)
+ * </pre>
+ * Gauges of queue sizes are read by the scrape thread while the event loop writes them: a scrape may
+ * see a value one block old, which is fine for monitoring and keeps the hot path lock-free.
+ */
+public final class ServerMetrics {
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final Counter[] requests = new Counter[256];
+    private final Counter[] errors = new Counter[Status.values().length];
+    private final Counter bytesReceived;
+    private final Counter bytesSent;
+    private final AtomicInteger connections = new AtomicInteger();
+    private final Timer blockTimer;
+    private final Timer commitTimer;
+    private final DistributionSummary blockRequests;
+    private final Map<String, List<Meter>> queueMeters = new HashMap<>();
+
+    public ServerMetrics() {
+        for (Opcode op : Opcode.values()) {
+            requests[op.code() & 0xFF] = Counter.builder("kvs.requests").tag("op", op.name()).register(registry);
+        }
+        for (Status s : Status.values()) {
+            errors[s.ordinal()] = Counter.builder("kvs.errors").tag("status", s.name()).register(registry);
+        }
+        bytesReceived = Counter.builder("kvs.bytes.received").register(registry);
+        bytesSent = Counter.builder("kvs.bytes.sent").register(registry);
+        Gauge.builder("kvs.connections", connections, AtomicInteger::get).register(registry);
+        blockTimer = Timer.builder("kvs.block").publishPercentiles(0.5, 0.99).publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofNanos(1000)).maximumExpectedValue(Duration.ofSeconds(1))
+                .register(registry);
+        commitTimer = Timer.builder("kvs.commit").publishPercentiles(0.5, 0.99).publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofNanos(1000)).maximumExpectedValue(Duration.ofSeconds(1))
+                .register(registry);
+        blockRequests = DistributionSummary.builder("kvs.block.requests").register(registry);
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    public void request(byte opcode) {
+        Counter c = requests[opcode & 0xFF];
+        if (c != null) {
+            c.increment();
+        }
+    }
+
+    public void error(Status status) {
+        errors[status.ordinal()].increment();
+    }
+
+    public void bytesReceived(int n) {
+        bytesReceived.increment(n);
+    }
+
+    public void bytesSent(int n) {
+        bytesSent.increment(n);
+    }
+
+    public void connectionOpened() {
+        connections.incrementAndGet();
+    }
+
+    public void connectionClosed() {
+        connections.decrementAndGet();
+    }
+
+    public void block(long nanos, int requestCount) {
+        blockTimer.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        blockRequests.record(requestCount);
+    }
+
+    public void commit(long nanos) {
+        commitTimer.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
+    public void journalSize(Object store, ToDoubleFunction<Object> size) {
+        Gauge.builder("kvs.journal.bytes", store, size).register(registry);
+    }
+
+    public void queueCreated(QueueState q) {
+        if (queueMeters.containsKey(q.name())) {
+            return;
+        }
+        queueMeters.put(q.name(), List.of(
+                Gauge.builder("kvs.queue.size", q, QueueState::size).tag("queue", q.name()).register(registry),
+                Gauge.builder("kvs.queue.bytes", q, QueueState::bytes).tag("queue", q.name()).register(registry),
+                Gauge.builder("kvs.queue.txn", q, QueueState::txn).tag("queue", q.name()).register(registry)));
+    }
+
+    public void queueDropped(String name) {
+        List<Meter> meters = queueMeters.remove(name);
+        if (meters != null) {
+            meters.forEach(registry::remove);
+        }
+    }
+}

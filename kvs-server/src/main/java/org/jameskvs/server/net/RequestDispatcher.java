@@ -1,0 +1,335 @@
+package org.jameskvs.server.net;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.collection.IntObjectHashMap;
+import org.jameskvs.protocol.Frames;
+import org.jameskvs.protocol.MalformedPayloadException;
+import org.jameskvs.protocol.OpenMode;
+import org.jameskvs.protocol.Opcode;
+import org.jameskvs.protocol.OversizedFrame;
+import org.jameskvs.protocol.Status;
+import org.jameskvs.protocol.Wire;
+import org.jameskvs.server.storage.QueueState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies the requests of one authenticated connection, in order, and answers each. Responses of a
+ * block (everything one socket read delivered) go into one buffer; at the end of the block that
+ * buffer is written and the {@link GroupCommitter} flushes it after the journal commit. Every
+ * request gets exactly one response; a bad request gets an error status and the connection goes
+ * on. Event-loop confined, like the store.
+ */
+final class RequestDispatcher extends ChannelInboundHandlerAdapter {
+    private static final Logger LOG = LoggerFactory.getLogger(RequestDispatcher.class);
+    /** Past this size the pending responses are handed to the channel mid-block (still unflushed). */
+    private static final int RESPONSE_CHUNK = 256 * 1024;
+
+    private final ServerContext server;
+    private final IntObjectHashMap<QueueHandle> handles = new IntObjectHashMap<>();
+    private int nextHandle = 1;
+    private ByteBuf pending;
+    private long blockStart;
+    private int blockRequests;
+
+    RequestDispatcher(ServerContext server) {
+        this.server = server;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (pending == null) {
+            pending = ctx.alloc().ioBuffer(4096);
+            blockStart = System.nanoTime();
+        }
+        blockRequests++;
+        if (msg instanceof OversizedFrame big) {
+            Frames.writeError(pending, big.opcode(), Status.FRAME_TOO_LARGE, big.sequence(), 0,
+                    "frame of " + big.length() + " bytes exceeds the limit of " + server.config.maxFrameBytes());
+            server.metrics.error(Status.FRAME_TOO_LARGE);
+            return;
+        }
+        ByteBuf frame = (ByteBuf) msg;
+        try {
+            server.metrics.bytesReceived(frame.readableBytes() + 4);
+            handle(ctx, frame, pending);
+        } finally {
+            frame.release();
+        }
+        if (pending.readableBytes() >= RESPONSE_CHUNK) {
+            ctx.write(pending, ctx.voidPromise());
+            server.metrics.bytesSent(pending.readableBytes());
+            pending = ctx.alloc().ioBuffer(4096);
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (pending != null) {
+            server.metrics.bytesSent(pending.readableBytes());
+            ctx.write(pending, ctx.voidPromise());
+            pending = null;
+            server.metrics.block(System.nanoTime() - blockStart, blockRequests);
+            blockRequests = 0;
+            server.committer.flushAfterCommit(ctx);
+        }
+        // Back-pressure: a client that pipelines faster than it reads its answers stops being read.
+        if (!ctx.channel().isWritable()) {
+            ctx.channel().config().setAutoRead(false);
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            ctx.channel().config().setAutoRead(true);
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        Channel ch = ctx.channel();
+        handles.values().forEach(h -> server.writers.release(h.queue().name(), ch));
+        handles.clear();
+        if (pending != null) {
+            pending.release();
+            pending = null;
+        }
+        ctx.fireChannelInactive();
+    }
+
+    private void handle(ChannelHandlerContext ctx, ByteBuf frame, ByteBuf out) {
+        byte code = Frames.requestOpcode(frame);
+        long seq = Frames.requestSequence(frame);
+        int handleId = Frames.requestHandle(frame);
+        server.metrics.request(code);
+        Opcode op = Opcode.fromCode(code);
+        int mark = out.writerIndex();
+        Status status;
+        String reason = null;
+        try {
+            Frames.skipRequestHeader(frame);
+            status = op == null ? Status.UNKNOWN_OPCODE : apply(ctx, op, seq, handleId, frame, out);
+        } catch (MalformedPayloadException e) {
+            status = Status.BAD_REQUEST;
+            reason = e.getMessage();
+        } catch (RuntimeException e) {
+            LOG.error("request {} (opcode {}) failed", seq, code, e);
+            status = Status.INTERNAL_ERROR;
+            reason = e.toString();
+        }
+        if (status != Status.OK) {
+            out.writerIndex(mark);
+            QueueHandle h = handles.get(handleId);
+            Frames.writeError(out, code, status, seq, h == null ? 0 : h.queue().txn(),
+                    reason != null ? reason : op == null ? "unknown opcode " + (code & 0xFF) : null);
+            server.metrics.error(status);
+        }
+    }
+
+    /** Applies one request; on OK it has written the whole response, on error the caller writes it. */
+    private Status apply(ChannelHandlerContext ctx, Opcode op, long seq, int handleId, ByteBuf in, ByteBuf out) {
+        switch (op) {
+            case PING -> {
+                int start = Frames.beginResponse(out, op.code(), Status.OK, seq, 0);
+                out.writeLong(System.currentTimeMillis());
+                Frames.finishFrame(out, start);
+                return Status.OK;
+            }
+            case AUTH -> {
+                // Already authenticated: a second AUTH is harmless.
+                int start = Frames.beginResponse(out, op.code(), Status.OK, seq, 0);
+                Frames.finishFrame(out, start);
+                return Status.OK;
+            }
+            case OPEN -> {
+                return open(ctx.channel(), seq, in, out);
+            }
+            case LIST -> {
+                int start = Frames.beginResponse(out, op.code(), Status.OK, seq, 0);
+                out.writeInt(server.store.queues().size());
+                for (QueueState q : server.store.queues()) {
+                    Wire.writeString(out, q.name());
+                    out.writeLong(q.size());
+                    out.writeLong(q.txn());
+                }
+                Frames.finishFrame(out, start);
+                return Status.OK;
+            }
+            default -> {
+                QueueHandle h = handles.get(handleId);
+                if (h == null) {
+                    return Status.BAD_HANDLE;
+                }
+                if (server.store.queue(h.queue().name()) != h.queue()) {
+                    return Status.NO_SUCH_QUEUE; // dropped since it was opened
+                }
+                if (op.isMutation()) {
+                    if (h.mode() != OpenMode.WRITE) {
+                        return Status.READ_ONLY;
+                    }
+                    if (h.epoch() < h.queue().epoch()) {
+                        return Status.STALE_EPOCH;
+                    }
+                }
+                return applyToQueue(ctx.channel(), op, seq, handleId, h, in, out);
+            }
+        }
+    }
+
+    private Status applyToQueue(Channel ch, Opcode op, long seq, int handleId, QueueHandle h, ByteBuf in, ByteBuf out) {
+        QueueState q = h.queue();
+        switch (op) {
+            case PUT -> {
+                byte[] id = Wire.readId(in);
+                int priority = Wire.readUnsignedByte(in);
+                long notBefore = Wire.readLong(in);
+                int stateLen = Wire.readBlobLength(in);
+                ByteBuf state = in.readSlice(stateLen);
+                Status s = server.store.put(q, id, priority, notBefore, state, in);
+                if (s != Status.OK) {
+                    return s;
+                }
+                int start = Frames.beginResponse(out, op.code(), Status.OK, seq, q.txn());
+                out.writeLong(q.nextPosition() - 1);
+                Frames.finishFrame(out, start);
+                return Status.OK;
+            }
+            case DELETE -> {
+                return okIfOk(server.store.delete(q, Wire.readId(in)), op, seq, q, out);
+            }
+            case REPLACE -> {
+                byte[] id = Wire.readId(in);
+                int priority = Wire.readUnsignedByte(in);
+                long notBefore = Wire.readLong(in);
+                int stateLen = Wire.readBlobLength(in);
+                return okIfOk(server.store.replace(q, id, priority, notBefore, in.readSlice(stateLen)), op, seq, q, out);
+            }
+            case GET -> {
+                byte[] id = Wire.readId(in);
+                int start = Frames.beginResponse(out, op.code(), Status.OK, seq, q.txn());
+                Status s = server.store.get(q, id, out);
+                if (s == Status.OK) {
+                    Frames.finishFrame(out, start);
+                }
+                return s;
+            }
+            case READ -> {
+                long from = Wire.readLong(in);
+                int maxCount = Wire.readInt(in);
+                int maxBytes = Wire.readInt(in);
+                long readyBefore = Wire.readLong(in);
+                if (maxCount <= 0 || maxBytes <= 0) {
+                    throw new MalformedPayloadException("maxCount and maxBytes must be positive");
+                }
+                int start = Frames.beginResponse(out, op.code(), Status.OK, seq, q.txn());
+                Status s = server.store.read(q, from, maxCount, maxBytes, readyBefore, out);
+                if (s == Status.OK) {
+                    Frames.finishFrame(out, start);
+                }
+                return s;
+            }
+            case STAT -> {
+                int start = Frames.beginResponse(out, op.code(), Status.OK, seq, q.txn());
+                out.writeLong(q.size());
+                out.writeLong(q.bytes());
+                out.writeLong(q.firstPosition());
+                out.writeLong(q.nextPosition());
+                out.writeLong(q.earliestNotBefore());
+                out.writeLong(q.epoch());
+                Wire.writeString(out, q.owner() == null ? "" : q.owner());
+                Frames.finishFrame(out, start);
+                return Status.OK;
+            }
+            case CLEAR -> {
+                return okIfOk(server.store.clear(q), op, seq, q, out);
+            }
+            case DROP -> {
+                Status s = server.store.drop(q);
+                if (s == Status.OK) {
+                    server.writers.forget(q.name());
+                    server.metrics.queueDropped(q.name());
+                    handles.remove(handleId);
+                }
+                return okIfOk(s, op, seq, q, out);
+            }
+            case CLOSE -> {
+                handles.remove(handleId);
+                if (h.mode() == OpenMode.WRITE) {
+                    server.writers.release(q.name(), ch);
+                }
+                return okIfOk(Status.OK, op, seq, q, out);
+            }
+            default -> {
+                return Status.UNKNOWN_OPCODE;
+            }
+        }
+    }
+
+    private Status open(Channel ch, long seq, ByteBuf in, ByteBuf out) {
+        String name = Wire.readString(in);
+        OpenMode mode = OpenMode.fromCode(Wire.readUnsignedByte(in));
+        long epoch = Wire.readLong(in);
+        long maxMessages = Wire.readLong(in);
+        long maxBytes = Wire.readLong(in);
+        String owner = Wire.readString(in);
+        if (mode == null) {
+            throw new MalformedPayloadException("open mode must be 0 (read) or 1 (write)");
+        }
+        if (name.isEmpty() || maxMessages < 0 || maxBytes < 0 || epoch < 0) {
+            throw new MalformedPayloadException("queue name must be non-empty; limits and epoch non-negative");
+        }
+        QueueState q = server.store.queue(name);
+        if (q == null) {
+            if (mode == OpenMode.READ) {
+                return Status.NO_SUCH_QUEUE;
+            }
+            q = server.store.create(name, maxMessages, maxBytes);
+            if (q == null) {
+                return Status.DISK_FULL;
+            }
+            server.metrics.queueCreated(q);
+        }
+        if (mode == OpenMode.WRITE) {
+            if (epoch < q.epoch()) {
+                return Status.STALE_EPOCH;
+            }
+            Channel holder = server.writers.writer(name);
+            if (epoch == q.epoch() && holder != null && holder != ch) {
+                return Status.QUEUE_LOCKED;
+            }
+            if (epoch > q.epoch() || !owner.equals(q.owner())) {
+                Status s = server.store.setOwner(q, epoch, owner);
+                if (s != Status.OK) {
+                    return s;
+                }
+            }
+            server.writers.claim(name, ch);
+        }
+        int handleId = nextHandle++;
+        handles.put(handleId, new QueueHandle(q, mode, epoch));
+        int start = Frames.beginResponse(out, Opcode.OPEN.code(), Status.OK, seq, q.txn());
+        out.writeInt(handleId);
+        out.writeLong(q.epoch());
+        out.writeLong(q.size());
+        Frames.finishFrame(out, start);
+        return Status.OK;
+    }
+
+    private static Status okIfOk(Status s, Opcode op, long seq, QueueState q, ByteBuf out) {
+        if (s == Status.OK) {
+            int start = Frames.beginResponse(out, op.code(), Status.OK, seq, q.txn());
+            Frames.finishFrame(out, start);
+        }
+        return s;
+    }
+}

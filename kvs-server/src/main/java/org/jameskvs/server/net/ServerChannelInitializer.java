@@ -1,0 +1,43 @@
+package org.jameskvs.server.net;
+
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslContext;
+import org.jameskvs.protocol.FrameDecoder;
+
+/**
+ * One handler per concern, in this order:
+ * <pre>
+ * [tls]      SslHandler              (only with tls.enabled)
+ * frames     FrameDecoder            bytes -> frames; oversized frames skipped; lost framing -> exception
+ * conn       ConnectionTracker       counts connections for metrics, registers channels for shutdown
+ * auth       AuthenticationHandler   AUTH first; removes itself once authenticated
+ * requests   RequestDispatcher       applies requests in order, answers in blocks after group commit
+ * errors     ConnectionErrorHandler  anything unexpected closes this connection only
+ * </pre>
+ */
+public final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
+    private final ServerContext server;
+    private final SslContext ssl;
+    private final ConnectionTracker tracker;
+
+    ServerChannelInitializer(ServerContext server, SslContext ssl, ConnectionTracker tracker) {
+        this.server = server;
+        this.ssl = ssl;
+        this.tracker = tracker;
+    }
+
+    @Override
+    protected void initChannel(SocketChannel ch) {
+        ChannelPipeline p = ch.pipeline();
+        if (ssl != null) {
+            p.addLast("tls", ssl.newHandler(ch.alloc()));
+        }
+        p.addLast("frames", FrameDecoder.forRequests(server.config.maxFrameBytes()));
+        p.addLast("conn", tracker);
+        p.addLast("auth", new AuthenticationHandler(server.config.user(), server.config.password()));
+        p.addLast("requests", new RequestDispatcher(server));
+        p.addLast("errors", new ConnectionErrorHandler());
+    }
+}

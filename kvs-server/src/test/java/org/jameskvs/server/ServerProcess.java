@@ -1,0 +1,103 @@
+package org.jameskvs.server;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A KVS server in its own JVM process, started from this test classpath with a config file, so
+ * tests can kill -9 it for real.
+ */
+final class ServerProcess implements AutoCloseable {
+    private static final Pattern LISTENING = Pattern.compile("listening on [^:]+:(\\d+)");
+    private final Process process;
+    private final int port;
+    private final List<String> output = new ArrayList<>();
+
+    private ServerProcess(Process process, int port) {
+        this.process = process;
+        this.port = port;
+    }
+
+    static ServerProcess start(Path dataDir, String password, String... extraProps) throws Exception {
+        Path conf = Files.createTempFile("kvs-server", ".properties");
+        StringBuilder sb = new StringBuilder()
+                .append("listen.port=0\n")
+                .append("data.dir=").append(dataDir).append('\n')
+                .append("auth.password=").append(password).append('\n')
+                .append("metrics.enabled=false\n")
+                .append("disk.minFreeBytes=0\n");
+        for (String p : extraProps) {
+            sb.append(p).append('\n');
+        }
+        Files.writeString(conf, sb.toString());
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("-Xmx512m");
+        for (String flag : System.getProperty("kvs.test.jvmFlags", ChronicleFlags.JDK17).split(" ")) {
+            cmd.add(flag);
+        }
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(KvsServerMain.class.getName());
+        cmd.add(conf.toString());
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        CompletableFuture<Integer> port = new CompletableFuture<>();
+        List<String> out = new ArrayList<>();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    synchronized (out) {
+                        out.add(line);
+                    }
+                    Matcher m = LISTENING.matcher(line);
+                    if (m.find()) {
+                        port.complete(Integer.parseInt(m.group(1)));
+                    }
+                }
+            } catch (IOException ignored) {
+                // process gone
+            }
+            port.completeExceptionally(new IllegalStateException("server exited before listening: " + out));
+        }, "server-output");
+        reader.setDaemon(true);
+        reader.start();
+        ServerProcess sp = new ServerProcess(p, port.get(60, TimeUnit.SECONDS));
+        synchronized (out) {
+            sp.output.addAll(out);
+        }
+        return sp;
+    }
+
+    int port() {
+        return port;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    /** SIGKILL: no shutdown hook, no flush, nothing. */
+    void kill9() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(20, TimeUnit.SECONDS)) {
+            kill9();
+        }
+    }
+}
