@@ -1,0 +1,203 @@
+package org.jameskvs.client;
+
+import org.jameskvs.protocol.Opcode;
+import org.jameskvs.protocol.Requests;
+import org.jameskvs.protocol.Status;
+import org.jameskvs.protocol.Wire;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * {@link KvsQueue} bound to the client: the server handle is only meaningful on the connection that
+ * opened it, so the handle and its connection are swapped together, and a call made while the queue
+ * waits to be re-opened on a new connection fails fast with {@code CONNECTION_LOST}.
+ */
+final class QueueHandle implements KvsQueue {
+    private static final byte[] EMPTY = new byte[0];
+    /** Frame header plus the fixed fields of the largest request, so a hint is never too small. */
+    private static final int HEADER_HINT = 64;
+
+    /** Either a live handle on a connection, or none (waiting for a re-open), or a final failure. */
+    private record Binding(ClientConnection connection, int handle, Status failure, String reason) {
+    }
+
+    private final KvsClient client;
+    private final String name;
+    private final OpenOptions options;
+    private volatile Binding binding;
+
+    QueueHandle(KvsClient client, String name, OpenOptions options, ClientConnection connection, int handle) {
+        this.client = client;
+        this.name = name;
+        this.options = options;
+        this.binding = new Binding(connection, handle, null, null);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    OpenOptions options() {
+        return options;
+    }
+
+    /** The server handle in use, 0 when none. */
+    int serverHandle() {
+        return binding.handle;
+    }
+
+    /** Not closed, dropped or fenced: it should be re-opened after a reconnect. */
+    boolean isOpen() {
+        return binding.failure == null;
+    }
+
+    /** @return false when the queue was closed meanwhile: the caller then releases the new handle */
+    synchronized boolean bind(ClientConnection connection, int handle) {
+        if (binding.failure != null) {
+            return false;
+        }
+        binding = new Binding(connection, handle, null, null);
+        return true;
+    }
+
+    /** Ends the queue for good: every later call completes at once with this status. */
+    void fail(Status status, String reason) {
+        end(status, reason);
+    }
+
+    /** @return the binding before; unchanged when the queue had already ended */
+    private synchronized Binding end(Status status, String reason) {
+        Binding before = binding;
+        if (before.failure == null) {
+            binding = new Binding(null, 0, status, reason);
+        }
+        return before;
+    }
+
+    @Override
+    public CompletableFuture<Ack> put(byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
+        String bad = checkId(id) != null ? checkId(id) : checkPriority(priority);
+        if (bad == null && body == null) {
+            bad = "body is null";
+        }
+        if (bad != null) {
+            return Request.failed(ResultDecoders.ACK_WITH_VALUE, Status.BAD_REQUEST, bad);
+        }
+        byte[] st = state == null ? EMPTY : state;
+        return call(Opcode.PUT, HEADER_HINT + id.length + st.length + body.length,
+                (out, seq, h) -> Requests.put(out, seq, h, id, priority, notBefore, st, body), ResultDecoders.ACK_WITH_VALUE);
+    }
+
+    @Override
+    public CompletableFuture<Ack> delete(byte[] id) {
+        String bad = checkId(id);
+        if (bad != null) {
+            return Request.failed(ResultDecoders.ACK, Status.BAD_REQUEST, bad);
+        }
+        return call(Opcode.DELETE, HEADER_HINT + id.length, (out, seq, h) -> Requests.delete(out, seq, h, id), ResultDecoders.ACK);
+    }
+
+    @Override
+    public CompletableFuture<Ack> replace(byte[] id, int priority, long notBefore, byte[] state) {
+        String bad = checkId(id) != null ? checkId(id) : checkPriority(priority);
+        if (bad != null) {
+            return Request.failed(ResultDecoders.ACK, Status.BAD_REQUEST, bad);
+        }
+        byte[] st = state == null ? EMPTY : state;
+        return call(Opcode.REPLACE, HEADER_HINT + id.length + st.length,
+                (out, seq, h) -> Requests.replace(out, seq, h, id, priority, notBefore, st), ResultDecoders.ACK);
+    }
+
+    @Override
+    public CompletableFuture<GetResult> get(byte[] id) {
+        String bad = checkId(id);
+        if (bad != null) {
+            return Request.failed(ResultDecoders.GET, Status.BAD_REQUEST, bad);
+        }
+        return call(Opcode.GET, HEADER_HINT + id.length, (out, seq, h) -> Requests.get(out, seq, h, id), ResultDecoders.GET);
+    }
+
+    @Override
+    public CompletableFuture<ReadResult> read(long fromPosition, int maxCount, int maxBytes, long readyBefore) {
+        return call(Opcode.READ, HEADER_HINT,
+                (out, seq, h) -> Requests.read(out, seq, h, fromPosition, maxCount, maxBytes, readyBefore), ResultDecoders.READ);
+    }
+
+    @Override
+    public CompletableFuture<QueueStat> stat() {
+        return call(Opcode.STAT, HEADER_HINT, (out, seq, h) -> Requests.empty(out, Opcode.STAT, seq, h), ResultDecoders.STAT);
+    }
+
+    @Override
+    public CompletableFuture<Ack> clear() {
+        return call(Opcode.CLEAR, HEADER_HINT, (out, seq, h) -> Requests.empty(out, Opcode.CLEAR, seq, h), ResultDecoders.ACK);
+    }
+
+    /** After an OK the queue is gone: this object is closed and will not be re-opened on reconnect. */
+    @Override
+    public CompletableFuture<Ack> drop() {
+        return call(Opcode.DROP, HEADER_HINT, (out, seq, h) -> Requests.empty(out, Opcode.DROP, seq, h), ResultDecoders.ACK)
+                .thenApply(ack -> {
+                    if (ack.isOk()) {
+                        fail(Status.BAD_HANDLE, "queue dropped");
+                        client.forget(this);
+                    }
+                    return ack;
+                });
+    }
+
+    /** Fire-and-forget {@link #closeAsync()}. */
+    @Override
+    public void close() {
+        closeAsync();
+    }
+
+    /**
+     * Releases the handle; later calls complete with {@code BAD_HANDLE}. Without a live connection
+     * nothing is sent (the server released the handle with the connection) and the Ack says
+     * {@code CONNECTION_LOST}.
+     */
+    public CompletableFuture<Ack> closeAsync() {
+        Binding before = end(Status.BAD_HANDLE, "queue closed");
+        client.forget(this);
+        if (before.failure != null) {
+            return Request.failed(ResultDecoders.ACK, before.failure, before.reason);
+        }
+        ClientConnection c = before.connection;
+        if (c == null || !c.isReady()) {
+            return Request.failed(ResultDecoders.ACK, Status.CONNECTION_LOST, "not connected; nothing to release");
+        }
+        return client.releaseHandle(c, before.handle);
+    }
+
+    private <T> CompletableFuture<T> call(Opcode op, int sizeHint, Request.Encoder encoder, ResultDecoder<T> decoder) {
+        Binding b = binding;
+        if (b.failure != null) {
+            return Request.failed(decoder, b.failure, b.reason);
+        }
+        ClientConnection c = b.connection;
+        if (c == null || !c.isReady()) {
+            return Request.failed(decoder, Status.CONNECTION_LOST, "not connected (reconnecting)");
+        }
+        return c.submit(new Request<>(op, b.handle, sizeHint, client.deadline(), encoder, decoder));
+    }
+
+    private static String checkId(byte[] id) {
+        if (id == null || id.length == 0 || id.length > Wire.MAX_ID_LENGTH) {
+            return "message id must be 1.." + Wire.MAX_ID_LENGTH + " bytes";
+        }
+        return null;
+    }
+
+    private static String checkPriority(int priority) {
+        return priority < 0 || priority > 255 ? "priority must be 0..255" : null;
+    }
+
+    @Override
+    public String toString() {
+        Binding b = binding;
+        return "KvsQueue{" + name + ", " + options.mode() + ", handle=" + b.handle
+                + (b.failure != null ? ", " + b.failure : b.connection == null || b.connection.isClosed() ? ", reconnecting" : "") + "}";
+    }
+}
