@@ -75,8 +75,10 @@
  * STAT    0x08  (empty)                                           i64 size, i64 bytes,
  *                                                                 i64 firstPosition,
  *                                                                 i64 nextPosition,
- *                                                                 i64 earliestNotBefore
- *                                                                 (Long.MAX_VALUE if none),
+ *                                                                 i64 earliestNotBefore (smallest
+ *                                                                 notBefore &gt; 0 among live
+ *                                                                 messages; Long.MAX_VALUE if
+ *                                                                 none is delayed),
  *                                                                 i64 epoch, string owner
  * LIST    0x09  (empty, handle 0)                                 i32 count, count x
  *                                                                 (string name, i64 size, i64 txn)

@@ -63,6 +63,8 @@ final class AuthenticationHandler extends ChannelInboundHandlerAdapter {
             }
             if (ok) {
                 Responses.writeEmptyOk(ctx, opcode, seq);
+                // Flush now: once removed, this handler's channelReadComplete no longer runs.
+                ctx.flush();
                 ctx.pipeline().remove(this);
             } else {
                 failures++;

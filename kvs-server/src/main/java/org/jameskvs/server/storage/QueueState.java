@@ -21,7 +21,7 @@ public interface QueueState {
     /** Position the next PUT will get. */
     long nextPosition();
 
-    /** Smallest notBefore among live messages, Long.MAX_VALUE when none. */
+    /** Smallest notBefore &gt; 0 among live messages (0 means "ready at once", not delayed), Long.MAX_VALUE when none. */
     long earliestNotBefore();
 
     long epoch();

@@ -2,84 +2,464 @@ package org.jameskvs.server.storage;
 
 import io.netty.buffer.ByteBuf;
 import org.jameskvs.protocol.Status;
+import org.jameskvs.protocol.Wire;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Collection;
+import java.util.List;
+
+import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
 
 /**
- * STUB: the storage helper replaces the bodies, keeping the signatures. Crash contract goes here.
+ * The storage engine: in-order queues of messages kept in one log-structured journal (a Chronicle
+ * Queue of raw records, {@link JournalRecordDescriptor}) with an in-memory index of the live
+ * messages per queue ({@link QueueIndex}). Bodies never live on the heap: GET and READ copy them
+ * from the journal into the response buffer. A delete is a small DELETE record plus an index
+ * removal; space comes back by deleting whole journal files ({@link Compactor}).
+ *
+ * <h2>Threading</h2>
+ * Single-threaded by design: the server calls every method from one thread (its Netty event loop),
+ * so nothing here locks. Do not call it from two threads.
+ *
+ * <h2>Errors</h2>
+ * Expected failures come back as a {@link Status}, never as an exception: {@code NO_SUCH_QUEUE}
+ * (the queue was dropped), {@code BAD_REQUEST} (empty or over-long id, record larger than
+ * {@link #maxRecordBytes()}), {@code DUPLICATE_ID}, {@code NOT_FOUND}, {@code QUEUE_FULL},
+ * {@code DISK_FULL} (free space below {@code minFreeDiskBytes}, journal over
+ * {@code maxJournalBytes}, or an IO error while writing), {@code STORAGE_ERROR} (anything else).
+ * A mutation is applied to the index only after its record is completely in the journal, so a
+ * failed write leaves the queue exactly as it was.
+ *
+ * <h2>The crash contract</h2>
+ * An {@code OK} from a mutation means its record is in the journal's memory-mapped file, i.e. in
+ * the OS page cache. What survives depends on {@link FsyncPolicy}:
+ * <ul>
+ * <li><b>process crash / kill -9</b>, any policy: every OK'd mutation survives (the page cache
+ *     belongs to the kernel, which writes the mapped pages back on its own).</li>
+ * <li><b>power loss or kernel crash</b>: with {@code BATCH}, everything OK'd before the last
+ *     {@link #commit()} that returned OK survives (the server sends a block's responses only after
+ *     its commit: an OK response means on disk). With {@code INTERVAL}, mutations older than about
+ *     {@code fsyncIntervalMillis} (plus the maintenance period) survive; newer ones may be lost.
+ *     With {@code NONE}, no promise: whatever the kernel had written back.</li>
+ * </ul>
+ * <b>Recovery</b> ({@link #open}) replays the journal and checks each record's CRC32C before
+ * applying it, so no record is ever half-applied. A bad record (torn write, truncated file, flipped
+ * bit) in the <i>last</i> journal file ends replay there: that record and everything after it in
+ * that file are dropped and logged, the damaged file is moved to {@code quarantine/} and its intact
+ * prefix re-appended, so later restarts see a clean journal. A bad record in an <i>older</i> file is
+ * skipped and reported (if it was a DELETE, that message comes back; if a PUT, that message is
+ * lost), and replay goes on. A bad file never stops the server from starting; what was found is in
+ * {@link #recoveryProblems()} and the log. (Not covered: a corrupted Chronicle document header
+ * itself, whose length field Chronicle trusts; a record damaged there makes the rest of that file
+ * unreadable and is handled like a bad record.)
+ * <p><b>Compaction never loses an acknowledged message</b>: a survivor's COPY record is written, and
+ * its location switched to it, before the old file is deleted; files are deleted oldest first, so
+ * DELETE records always outlive the PUTs they kill.
  */
 public final class QueueStore implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(QueueStore.class);
 
+    private final StoreConfig config;
+    private final Journal journal;
+    private final Queues queues;
+    private final JournalRecords records;
+    private final Compactor compactor;
+    private final Recovery.Report recovery;
+    private long lastForceMillis;
+    private boolean unsynced;
+    private String lastError = "";
+
+    private QueueStore(StoreConfig config, Journal journal, Queues queues, Recovery.Report recovery) {
+        this.config = config;
+        this.journal = journal;
+        this.queues = queues;
+        this.records = new JournalRecords(journal);
+        this.compactor = new Compactor(journal, queues, records, config.tuning());
+        this.recovery = recovery;
+        this.lastForceMillis = journal.time().currentTimeMillis();
+    }
+
+    /**
+     * Opens the journal in {@code config.directory()} and rebuilds every queue from it.
+     *
+     * @throws UncheckedIOException only when the directory itself cannot be used
+     */
     public static QueueStore open(StoreConfig config) {
-        throw new UnsupportedOperationException("not implemented");
+        try {
+            Journal journal = Journal.open(config);
+            Queues queues = new Queues(journal);
+            Recovery.Report report = new Recovery(journal, queues).replay();
+            if (report.damagedFile() != null) {
+                journal.close();
+                try {
+                    Recovery.quarantineAndRepair(config, report.damagedFile(), report.goodInDamaged());
+                } catch (JournalException | IOException | RuntimeException e) {
+                    LOG.error("Repair of the damaged journal file {} failed: {}", report.damagedFile(), e.toString());
+                }
+                journal = Journal.open(config);
+                queues = new Queues(journal);
+                Recovery.Report second = new Recovery(journal, queues).replay();
+                List<String> problems = new java.util.ArrayList<>(report.problems());
+                problems.addAll(second.problems());
+                report = new Recovery.Report(second.records(), report.skipped() + second.skipped(), problems,
+                        report.damagedFile(), report.goodInDamaged(), report.millis() + second.millis());
+            }
+            return new QueueStore(config, journal, queues, report);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** What recovery at {@link #open} found wrong (empty when the journal was clean). */
+    public List<String> recoveryProblems() {
+        return recovery.problems();
+    }
+
+    /** Records replayed at {@link #open}, and how long it took. */
+    public long recoveredRecords() {
+        return recovery.records();
+    }
+
+    public long recoveryMillis() {
+        return recovery.millis();
+    }
+
+    /** Largest journal record: a message's id + state + body must fit in it (about 60 bytes less). */
+    public long maxRecordBytes() {
+        return journal.maxRecordBytes();
+    }
+
+    /** Why the last operation failed (for error responses and logs). */
+    public String lastError() {
+        return lastError;
     }
 
     /** @return the queue or null. */
     public QueueState queue(String name) {
-        throw new UnsupportedOperationException();
+        return queues.byName(name);
     }
 
-    /** Creates the queue if absent (journaled), else returns the existing one (limits updated if non-zero). */
+    /**
+     * Creates the queue if absent (journaled), else returns the existing one (limits updated if
+     * non-zero). Zero limits of a new queue mean the config's defaults.
+     *
+     * @return the queue, or null when the journal refused the write ({@link #lastError()} says why)
+     */
     public QueueState create(String name, long maxMessages, long maxBytes) {
-        throw new UnsupportedOperationException();
+        StoredQueue q = queues.byName(name);
+        try {
+            if (q != null) {
+                long m = maxMessages > 0 ? maxMessages : q.maxMessages;
+                long b = maxBytes > 0 ? maxBytes : q.maxBytes;
+                if (m != q.maxMessages || b != q.maxBytes) {
+                    long loc = records.create(q.id, q.name, m, b, q.nextPosition, q.epoch, q.owner, q.txn);
+                    queues.created(q.id, q.name, m, b, q.nextPosition, q.epoch, q.owner, q.txn, loc);
+                    unsynced = true;
+                }
+                return q;
+            }
+            int id = queues.freeId();
+            if (id < 0) {
+                lastError = "no free queue id";
+                return null;
+            }
+            long m = maxMessages > 0 ? maxMessages : config.defaultMaxMessages();
+            long b = maxBytes > 0 ? maxBytes : config.defaultMaxBytes();
+            long loc = records.create(id, name, m, b, 1, 0, "", 0);
+            unsynced = true;
+            return queues.created(id, name, m, b, 1, 0, "", 0, loc);
+        } catch (JournalException e) {
+            lastError = e.getMessage();
+            return null;
+        }
     }
 
     public Collection<? extends QueueState> queues() {
-        throw new UnsupportedOperationException();
+        return queues.all();
     }
 
     /** On OK, the new message's position is {@code q.nextPosition() - 1}. */
     public Status put(QueueState q, byte[] id, int priority, long notBefore, ByteBuf state, ByteBuf body) {
-        throw new UnsupportedOperationException();
+        StoredQueue sq = live(q);
+        if (sq == null) {
+            return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
+        }
+        if (id == null || id.length == 0 || id.length > Wire.MAX_ID_LENGTH) {
+            return fail(Status.BAD_REQUEST, "message id must be 1.." + Wire.MAX_ID_LENGTH + " bytes");
+        }
+        try {
+            int hash = LiveIdTable.hash(id, 0, id.length);
+            if (find(sq, id, hash) >= 0) {
+                return fail(Status.DUPLICATE_ID, "a live message has this id");
+            }
+            int bodyLen = body.readableBytes();
+            if (sq.index.size() + 1 > sq.maxMessages || sq.index.bytes() + bodyLen > sq.maxBytes) {
+                return fail(Status.QUEUE_FULL, "queue " + sq.name + " holds " + sq.index.size() + " messages, "
+                        + sq.index.bytes() + " bytes (limits " + sq.maxMessages + ", " + sq.maxBytes + ")");
+            }
+            long position = sq.nextPosition;
+            long txn = sq.txn + 1;
+            long loc = records.put(sq.id, txn, position, id, priority & 0xFF, notBefore, state, body);
+            int recordLength = ID + id.length + AFTER_ID_FIXED + state.readableBytes() + 4 + bodyLen;
+            queues.put(sq, position, loc, recordLength, bodyLen, notBefore, hash, txn);
+            unsynced = true;
+            return Status.OK;
+        } catch (JournalException e) {
+            return fail(e.status, e.getMessage());
+        } catch (RuntimeException e) {
+            return unexpected("put", e);
+        }
     }
 
     public Status delete(QueueState q, byte[] id) {
-        throw new UnsupportedOperationException();
+        StoredQueue sq = live(q);
+        if (sq == null) {
+            return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
+        }
+        try {
+            int slot = find(sq, id);
+            if (slot < 0) {
+                return fail(Status.NOT_FOUND, "no live message with this id");
+            }
+            long txn = sq.txn + 1;
+            records.delete(sq.id, txn, sq.index.position(slot), id);
+            queues.deleted(sq, slot, txn);
+            unsynced = true;
+            return Status.OK;
+        } catch (JournalException e) {
+            return fail(e.status, e.getMessage());
+        } catch (RuntimeException e) {
+            return unexpected("delete", e);
+        }
     }
 
     public Status replace(QueueState q, byte[] id, int priority, long notBefore, ByteBuf state) {
-        throw new UnsupportedOperationException();
+        StoredQueue sq = live(q);
+        if (sq == null) {
+            return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
+        }
+        try {
+            int slot = find(sq, id);
+            if (slot < 0) {
+                return fail(Status.NOT_FOUND, "no live message with this id");
+            }
+            long txn = sq.txn + 1;
+            long loc = records.replace(sq.id, txn, sq.index.position(slot), id, priority & 0xFF, notBefore, state);
+            queues.replaced(sq, slot, loc, notBefore, txn);
+            unsynced = true;
+            return Status.OK;
+        } catch (JournalException e) {
+            return fail(e.status, e.getMessage());
+        } catch (RuntimeException e) {
+            return unexpected("replace", e);
+        }
     }
 
     public Status clear(QueueState q) {
-        throw new UnsupportedOperationException();
+        StoredQueue sq = live(q);
+        if (sq == null) {
+            return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
+        }
+        try {
+            long txn = sq.txn + 1;
+            records.headerOnly(TYPE_CLEAR, sq.id, txn);
+            queues.cleared(sq, txn);
+            unsynced = true;
+            return Status.OK;
+        } catch (JournalException e) {
+            return fail(e.status, e.getMessage());
+        } catch (RuntimeException e) {
+            return unexpected("clear", e);
+        }
     }
 
     public Status drop(QueueState q) {
-        throw new UnsupportedOperationException();
+        StoredQueue sq = live(q);
+        if (sq == null) {
+            return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
+        }
+        try {
+            records.headerOnly(TYPE_DROP, sq.id, sq.txn);
+            queues.dropped(sq);
+            unsynced = true;
+            return Status.OK;
+        } catch (JournalException e) {
+            return fail(e.status, e.getMessage());
+        } catch (RuntimeException e) {
+            return unexpected("drop", e);
+        }
     }
 
     /** Records a new owner and epoch (journaled, counts as a mutation). */
     public Status setOwner(QueueState q, long epoch, String owner) {
-        throw new UnsupportedOperationException();
+        StoredQueue sq = live(q);
+        if (sq == null) {
+            return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
+        }
+        try {
+            long txn = sq.txn + 1;
+            String o = owner == null ? "" : owner;
+            records.owner(sq.id, txn, epoch, o);
+            queues.ownerChanged(sq, epoch, o, txn);
+            unsynced = true;
+            return Status.OK;
+        } catch (JournalException e) {
+            return fail(e.status, e.getMessage());
+        } catch (RuntimeException e) {
+            return unexpected("setOwner", e);
+        }
     }
 
     /** GET: writes one message record; returns NOT_FOUND (writing nothing) when no live message has the id. */
     public Status get(QueueState q, byte[] id, ByteBuf out) {
-        throw new UnsupportedOperationException();
+        StoredQueue sq = live(q);
+        if (sq == null) {
+            return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
+        }
+        int mark = out.writerIndex();
+        try {
+            int slot = find(sq, id);
+            if (slot < 0) {
+                return fail(Status.NOT_FOUND, "no live message with this id");
+            }
+            records.writeMessage(sq.index, slot, out);
+            return Status.OK;
+        } catch (IOException | RuntimeException e) {
+            out.writerIndex(mark);
+            return unexpected("get", e);
+        }
     }
 
-    /** READ: writes the whole OK payload (i64 nextPosition, i32 count, records). */
+    /**
+     * READ: writes the whole OK payload (i64 nextPosition, i32 count, records): live messages with
+     * position &gt;= {@code fromPosition} in position order, skipping those with notBefore &gt;
+     * {@code readyBefore} when it is not 0, up to {@code maxCount} messages and {@code maxBytes} of
+     * bodies (a message that would go over is left for the next READ, except the first, which is
+     * always returned). A limit &lt;= 0 means no limit. {@code nextPosition} is one past the last
+     * message returned when a limit stopped the read, else the queue's next position.
+     */
     public Status read(QueueState q, long fromPosition, int maxCount, int maxBytes, long readyBefore, ByteBuf out) {
-        throw new UnsupportedOperationException();
+        StoredQueue sq = live(q);
+        if (sq == null) {
+            return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
+        }
+        int mark = out.writerIndex();
+        try {
+            int countLimit = maxCount <= 0 ? Integer.MAX_VALUE : maxCount;
+            long bytesLimit = maxBytes <= 0 ? Long.MAX_VALUE : maxBytes;
+            out.writeLong(0).writeInt(0);
+            QueueIndex ix = sq.index;
+            int count = 0;
+            long bodies = 0;
+            long next = sq.nextPosition;
+            for (int s = ix.lowerBound(fromPosition); s < ix.tail(); s++) {
+                if (!ix.isLive(s) || readyBefore != 0 && ix.notBefore(s) > readyBefore) {
+                    continue;
+                }
+                int bodyLen = ix.bodyLength(s);
+                if (count >= countLimit || count > 0 && bodies + bodyLen > bytesLimit) {
+                    next = ix.position(s);
+                    break;
+                }
+                records.writeMessage(ix, s, out);
+                count++;
+                bodies += bodyLen;
+            }
+            out.setLong(mark, next);
+            out.setInt(mark + 8, count);
+            return Status.OK;
+        } catch (IOException | RuntimeException e) {
+            out.writerIndex(mark);
+            return unexpected("read", e);
+        }
     }
 
     /** End of a block of requests: group commit (fsync if the policy is BATCH). */
     public Status commit() {
-        throw new UnsupportedOperationException();
+        if (config.fsyncPolicy() != FsyncPolicy.BATCH || !unsynced) {
+            return Status.OK;
+        }
+        return force();
     }
 
     /** Periodic housekeeping: interval fsync, copy-forward of long-lived messages, deletion of dead journal files. */
     public void maintenance() {
-        throw new UnsupportedOperationException();
+        long now = journal.time().currentTimeMillis();
+        if (config.fsyncPolicy() == FsyncPolicy.INTERVAL && unsynced
+                && now - lastForceMillis >= config.fsyncIntervalMillis()) {
+            force();
+        }
+        try {
+            compactor.run();
+        } catch (JournalException e) {
+            LOG.warn("Compaction stopped: {}", e.getMessage());
+        } catch (IOException | RuntimeException e) {
+            LOG.error("Compaction failed", e);
+        }
     }
 
     /** Total bytes of journal files on disk. */
     public long journalBytes() {
-        throw new UnsupportedOperationException();
+        return journal.bytesOnDisk();
+    }
+
+    /** Number of journal (cycle) files the store knows of. */
+    public int journalFiles() {
+        int n = 0;
+        for (CycleFile ignored : journal.files()) {
+            n++;
+        }
+        return n;
     }
 
     @Override
     public void close() {
+        if (config.fsyncPolicy() != FsyncPolicy.NONE && unsynced) {
+            force();
+        }
+        journal.close();
+    }
+
+    // ---- helpers
+
+    private Status force() {
+        try {
+            journal.force();
+            unsynced = false;
+            lastForceMillis = journal.time().currentTimeMillis();
+            return Status.OK;
+        } catch (IOException | RuntimeException e) {
+            return unexpected("fsync", e);
+        }
+    }
+
+    private static StoredQueue live(QueueState q) {
+        return q instanceof StoredQueue sq && !sq.dropped ? sq : null;
+    }
+
+    private int find(StoredQueue sq, byte[] id) {
+        if (id == null || id.length == 0 || id.length > Wire.MAX_ID_LENGTH) {
+            return -1;
+        }
+        return find(sq, id, LiveIdTable.hash(id, 0, id.length));
+    }
+
+    /** A hash match is confirmed by reading the id back from the journal (ids are not on the heap). */
+    private int find(StoredQueue sq, byte[] id, int hash) {
+        return sq.index.find(hash, slot -> records.idMatches(sq.index, slot, id));
+    }
+
+    private Status fail(Status s, String why) {
+        lastError = why;
+        return s;
+    }
+
+    private Status unexpected(String op, Exception e) {
+        LOG.error("Storage failure in {}", op, e);
+        lastError = op + ": " + e;
+        return Status.STORAGE_ERROR;
     }
 }

@@ -1,0 +1,435 @@
+package org.jameskvs.server.storage;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.core.time.TimeProvider;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.wire.DocumentContext;
+import org.jameskvs.protocol.Status;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+
+import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
+
+/**
+ * The single journal of all queues: a Chronicle Queue written with raw bytes (no self-describing
+ * wire) in the layout of {@link JournalRecordDescriptor}, read back with positioned reads.
+ *
+ * <p>A <i>location</i> is {@code fileNo << 40 | file offset of the record}: the offset is the
+ * record's first byte (just after Chronicle's 4-byte document header) in its cycle file, so
+ * reads need neither a tailer nor Chronicle's index; {@code fileNo} is a small in-memory number
+ * of the {@link CycleFile}. 0 is never a location.
+ */
+final class Journal implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Journal.class);
+    static final int OFFSET_BITS = 40;
+    private static final long OFFSET_MASK = (1L << OFFSET_BITS) - 1;
+    private static final long FREE_SPACE_RECHECK_MILLIS = 1000;
+
+    private final StoreConfig config;
+    private final SingleChronicleQueue queue;
+    private final TimeProvider time;
+    private ExcerptAppender appender;
+    private final CRC32C crc = new CRC32C();
+    private final ByteBuf head = Unpooled.buffer(1024);
+    private final ByteBuf mid = Unpooled.buffer(8);
+    private final ByteBuffer small = ByteBuffer.allocateDirect(512);
+    private final List<CycleFile> byNo = new ArrayList<>();
+    private final TreeMap<Integer, CycleFile> byCycle = new TreeMap<>();
+    private long usedBytes;
+    private long freeSpace = -1;
+    private long freeSpaceCheckedAt;
+    private long writtenSinceFreeCheck;
+    private boolean newFileSinceSync;
+
+    private Journal(StoreConfig config) {
+        this.config = config;
+        JournalTuning t = config.tuning();
+        this.time = t.timeProvider();
+        this.queue = SingleChronicleQueueBuilder.binary(config.directory())
+                .rollCycle(t.rollCycle())
+                .timeProvider(t.timeProvider())
+                .blockSize(t.blockSize())
+                .build();
+        byNo.add(null); // fileNo 0 is never used, so location 0 means "none"
+    }
+
+    static Journal open(StoreConfig config) throws IOException {
+        Files.createDirectories(config.directory());
+        return new Journal(config);
+    }
+
+    SingleChronicleQueue chronicle() {
+        return queue;
+    }
+
+    TimeProvider time() {
+        return time;
+    }
+
+    /** Largest record Chronicle takes in one document (its overlap size). */
+    long maxRecordBytes() {
+        return queue.overlapSize() - 64;
+    }
+
+    // ---- locations and files
+
+    static long location(int fileNo, long offset) {
+        return (long) fileNo << OFFSET_BITS | offset;
+    }
+
+    static long offset(long location) {
+        return location & OFFSET_MASK;
+    }
+
+    CycleFile file(long location) {
+        return byNo.get((int) (location >>> OFFSET_BITS));
+    }
+
+    /** The file of a cycle, registered on first sight (by a write or by recovery). */
+    CycleFile fileForCycle(int cycle, File file) {
+        CycleFile f = byCycle.get(cycle);
+        if (f == null) {
+            f = new CycleFile(byNo.size(), cycle, file.toPath());
+            byNo.add(f);
+            byCycle.put(cycle, f);
+            newFileSinceSync = true;
+        }
+        return f;
+    }
+
+    CycleFile oldest() {
+        var e = byCycle.firstEntry();
+        return e == null ? null : e.getValue();
+    }
+
+    CycleFile newest() {
+        var e = byCycle.lastEntry();
+        return e == null ? null : e.getValue();
+    }
+
+    Iterable<CycleFile> files() {
+        return byCycle.values();
+    }
+
+    /** Wall-clock time at which a cycle ended (its file stopped receiving new records). */
+    long cycleEndMillis(int cycle) {
+        return (cycle + 1L) * config.tuning().rollCycle().lengthInMillis();
+    }
+
+    void addUsed(CycleFile f, long newEnd) {
+        if (newEnd > f.end) {
+            usedBytes += newEnd - f.end;
+            f.end = newEnd;
+        }
+    }
+
+    long usedBytes() {
+        return usedBytes;
+    }
+
+    void ref(long location, long bytes) {
+        CycleFile f = file(location);
+        f.liveRefs++;
+        f.liveBytes += bytes;
+    }
+
+    void unref(long location, long bytes) {
+        if (location == 0) {
+            return;
+        }
+        CycleFile f = file(location);
+        f.liveRefs--;
+        f.liveBytes -= bytes;
+    }
+
+    // ---- writing
+
+    /** Clears the scratch header buffer and writes the common header (CRC and length filled by append). */
+    ByteBuf begin(byte type, int queueId, long txn) {
+        head.clear();
+        head.writeInt(0);
+        head.writeInt(0);
+        head.writeByte(type);
+        head.writeByte(FORMAT_VERSION);
+        head.writeShort(queueId);
+        head.writeLong(txn);
+        return head;
+    }
+
+    /** Scratch buffer for a small piece between two caller buffers (e.g. the body length). */
+    ByteBuf mid() {
+        mid.clear();
+        return mid;
+    }
+
+    /**
+     * Appends one record made of {@code head} (from {@link #begin}) followed by the readable bytes of
+     * the optional pieces; the pieces' reader indexes are not moved.
+     *
+     * @return the record's location
+     */
+    long append(ByteBuf header, ByteBuf a, ByteBuf b, ByteBuf c) throws JournalException {
+        long length = (long) header.readableBytes() + readable(a) + readable(b) + readable(c);
+        if (length > maxRecordBytes()) {
+            throw new JournalException(Status.BAD_REQUEST, "record of " + length + " bytes exceeds the journal's "
+                    + maxRecordBytes(), null);
+        }
+        checkSpace(length);
+        header.setInt(LENGTH, (int) length);
+        crc.reset();
+        crc.update(header.nioBuffer(4, header.readableBytes() - 4));
+        updateCrc(a);
+        updateCrc(b);
+        updateCrc(c);
+        header.setInt(CRC, (int) crc.getValue());
+        return write(header, a, b, c, length);
+    }
+
+    /** Re-appends a record verbatim (recovery's repair of a damaged last file). */
+    long appendRaw(byte[] record, int length) throws JournalException {
+        checkSpace(length);
+        ByteBuf wrapped = Unpooled.wrappedBuffer(record, 0, length);
+        return write(wrapped, null, null, null, length);
+    }
+
+    private long write(ByteBuf header, ByteBuf a, ByteBuf b, ByteBuf c, long length) throws JournalException {
+        if (appender == null) {
+            appender = queue.createAppender();
+        }
+        DocumentContext dc;
+        try {
+            dc = appender.writingDocument();
+        } catch (Throwable t) {
+            throw failure("open a journal document", t);
+        }
+        long start;
+        CycleFile f;
+        try {
+            Bytes<?> bytes = dc.wire().bytes();
+            start = bytes.writePosition();
+            copy(bytes, header);
+            copy(bytes, a);
+            copy(bytes, b);
+            copy(bytes, c);
+            if (bytes.writePosition() - start != length) {
+                throw new IllegalStateException("wrote " + (bytes.writePosition() - start) + " of " + length);
+            }
+            f = fileForCycle(appender.cycle(), appender.currentFile());
+        } catch (Throwable t) {
+            // Nothing of the record becomes visible: the document is rolled back, the index untouched.
+            try {
+                dc.rollbackOnClose();
+                dc.close();
+            } catch (Throwable t2) {
+                t.addSuppressed(t2);
+            }
+            throw failure("write a journal record", t);
+        }
+        try {
+            dc.close();
+        } catch (Throwable t) {
+            throw failure("complete a journal record", t);
+        }
+        f.dirty = true;
+        addUsed(f, start + length);
+        writtenSinceFreeCheck += length + 4;
+        return location(f.fileNo, start);
+    }
+
+    private static long readable(ByteBuf b) {
+        return b == null ? 0 : b.readableBytes();
+    }
+
+    private void updateCrc(ByteBuf b) {
+        if (b == null || !b.isReadable()) {
+            return;
+        }
+        for (ByteBuffer bb : b.nioBuffers(b.readerIndex(), b.readableBytes())) {
+            crc.update(bb);
+        }
+    }
+
+    private static void copy(Bytes<?> bytes, ByteBuf b) {
+        if (b == null || !b.isReadable()) {
+            return;
+        }
+        if (b.hasArray()) {
+            bytes.write(b.array(), b.arrayOffset() + b.readerIndex(), b.readableBytes());
+            return;
+        }
+        for (ByteBuffer bb : b.nioBuffers(b.readerIndex(), b.readableBytes())) {
+            while (bb.hasRemaining()) {
+                bytes.writeSome(bb);
+            }
+        }
+    }
+
+    private JournalException failure(String what, Throwable t) {
+        Status s = isDiskProblem(t) ? Status.DISK_FULL : Status.STORAGE_ERROR;
+        LOG.error("Journal failed to {} ({}): {}", what, s, t.toString());
+        return new JournalException(s, "failed to " + what + ": " + t, t);
+    }
+
+    /** IO errors (ENOSPC, EIO) and faults on the mapped file (SIGBUS surfaces as InternalError) mean the disk. */
+    private static boolean isDiskProblem(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof IOException || c instanceof InternalError
+                    || c.getClass().getSimpleName().contains("IORuntime")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** DISK_FULL before writing, rather than a fault on the mapped file (SIGBUS) half-way through. */
+    private void checkSpace(long length) throws JournalException {
+        long max = config.maxJournalBytes();
+        if (max > 0 && usedBytes + length > max) {
+            throw new JournalException(Status.DISK_FULL, "journal holds " + usedBytes + " bytes, limit " + max, null);
+        }
+        long now = time.currentTimeMillis();
+        long estimate = freeSpace - writtenSinceFreeCheck;
+        if (freeSpace < 0 || now - freeSpaceCheckedAt >= FREE_SPACE_RECHECK_MILLIS
+                || estimate - length < config.minFreeDiskBytes() + (16L << 20)) {
+            try {
+                freeSpace = Files.getFileStore(config.directory()).getUsableSpace();
+            } catch (IOException e) {
+                throw new JournalException(Status.STORAGE_ERROR, "cannot stat the journal's file system: " + e, e);
+            }
+            freeSpaceCheckedAt = now;
+            writtenSinceFreeCheck = 0;
+            estimate = freeSpace;
+        }
+        if (estimate - length < config.minFreeDiskBytes()) {
+            throw new JournalException(Status.DISK_FULL, "free disk " + estimate + " bytes, minimum "
+                    + config.minFreeDiskBytes(), null);
+        }
+    }
+
+    // ---- reading
+
+    /** Copies {@code length} bytes at {@code offsetInRecord} of the record at {@code location} into {@code out}. */
+    void readInto(long location, long offsetInRecord, int length, ByteBuf out) throws IOException {
+        FileChannel ch = file(location).channel();
+        long pos = offset(location) + offsetInRecord;
+        out.ensureWritable(length);
+        int done = 0;
+        while (done < length) {
+            int n = out.writeBytes(ch, pos + done, length - done);
+            if (n < 0) {
+                throw new IOException("journal file " + file(location).path + " ends before " + (pos + length));
+            }
+            done += n;
+        }
+    }
+
+    private ByteBuffer readSmall(long location, long offsetInRecord, int length) throws IOException {
+        FileChannel ch = file(location).channel();
+        ByteBuffer bb = small.clear().limit(length);
+        long pos = offset(location) + offsetInRecord;
+        while (bb.hasRemaining()) {
+            if (ch.read(bb, pos + bb.position()) < 0) {
+                throw new IOException("journal file " + file(location).path + " ends before " + (pos + length));
+            }
+        }
+        return bb.flip();
+    }
+
+    int readInt(long location, long offsetInRecord) throws IOException {
+        return readSmall(location, offsetInRecord, 4).getInt();
+    }
+
+    int readUnsignedByte(long location, long offsetInRecord) throws IOException {
+        return readSmall(location, offsetInRecord, 1).get() & 0xFF;
+    }
+
+    /** True when the PUT/DELETE/REPLACE record at {@code location} carries exactly this id. */
+    boolean idEquals(long location, byte[] id) throws IOException {
+        ByteBuffer bb = readSmall(location, ID_LENGTH, 1 + id.length);
+        if ((bb.get() & 0xFF) != id.length) {
+            return false;
+        }
+        for (byte b : id) {
+            if (bb.get() != b) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // ---- durability and space
+
+    /** fsync of every file written since the last call (fsync also flushes pages dirtied through mmap). */
+    void force() throws IOException {
+        for (CycleFile f : byCycle.values()) {
+            if (f.dirty) {
+                f.channel().force(false);
+                f.dirty = false;
+            }
+        }
+        if (newFileSinceSync) {
+            // A new cycle file's directory entry must be durable too.
+            try (FileChannel dir = FileChannel.open(config.directory(), StandardOpenOption.READ)) {
+                dir.force(true);
+            } catch (IOException e) {
+                LOG.debug("directory fsync not supported here: {}", e.toString());
+            }
+            newFileSinceSync = false;
+        }
+    }
+
+    /** Deletes a cycle file (the caller checked nothing live is in it) and tells Chronicle. */
+    void delete(CycleFile f) throws IOException {
+        f.closeChannel();
+        Files.deleteIfExists(f.path);
+        byCycle.remove(f.cycle);
+        byNo.set(f.fileNo, null);
+        usedBytes -= f.end;
+        queue.refreshDirectoryListing();
+        LOG.info("Deleted journal file {}", f.path.getFileName());
+    }
+
+    /** Bytes of the journal's cycle files on disk (apparent size: Chronicle grows files chunk by chunk). */
+    long bytesOnDisk() {
+        try (Stream<Path> s = Files.list(config.directory())) {
+            return s.filter(p -> p.getFileName().toString().endsWith(".cq4")).mapToLong(p -> {
+                try {
+                    return Files.size(p);
+                } catch (IOException e) {
+                    return 0;
+                }
+            }).sum();
+        } catch (IOException e) {
+            return usedBytes;
+        }
+    }
+
+    @Override
+    public void close() {
+        for (Iterator<CycleFile> it = byCycle.values().iterator(); it.hasNext(); ) {
+            it.next().closeChannel();
+        }
+        if (appender != null) {
+            appender.close();
+        }
+        queue.close();
+    }
+}

@@ -1,0 +1,110 @@
+package org.jameskvs.server.storage;
+
+/**
+ * Byte layout of one journal record, i.e. the raw content of one Chronicle Queue document (Chronicle's
+ * own 4-byte document header precedes it and is not part of the record).
+ *
+ * <p>All fields are big-endian (network order), not Chronicle's native little-endian, for one
+ * reason: from offset {@link #POSITION} to the end, a PUT/COPY record is byte for byte the wire
+ * protocol's {@code message record}, so GET and READ copy it from the journal into the response
+ * buffer with one positioned read and no re-encoding.
+ *
+ * <h2>Common header (20 bytes)</h2>
+ * <pre>
+ *  0  i32  CRC32C of bytes [4, length)   detects torn writes and bit flips
+ *  4  i32  length: bytes of this record  (Chronicle may pad the document; this is the real end)
+ *  8  u8   type (constants below)
+ *  9  u8   format version = 1
+ * 10  u16  queue id (small int, mapped to a name by the latest CREATE of that id)
+ * 12  i64  txn of the queue after this record (COPY and CREATE carry the unchanged txn)
+ * </pre>
+ *
+ * <h2>PUT and COPY</h2>
+ * <pre>
+ * 20       i64  position            } wire message record starts here
+ * 28       u8   id length L (1..255)
+ * 29       id
+ * 29+L     u8   priority
+ * 30+L     i64  notBefore
+ * 38+L     i32  state length S
+ * 42+L     state
+ * 42+L+S   i32  body length B
+ * 46+L+S   body                     } wire message record ends with the record
+ * </pre>
+ * A COPY is a PUT re-appended by compaction (same position, current state), which moves the
+ * message's live location to the new record; its txn is not a mutation.
+ *
+ * <h2>DELETE</h2>  20 i64 position, 28 u8 L, 29 id.
+ * <h2>REPLACE</h2> 20 i64 position, 28 u8 L, 29 id, 29+L u8 priority, 30+L i64 notBefore,
+ * 38+L i32 S, 42+L state. Bytes [29+L, end) are the wire's {@code u8 priority, i64 notBefore,
+ * blob state}, so a replaced message is emitted as PUT[20, 29+L) + REPLACE[29+L, end) + PUT body blob.
+ * <h2>CLEAR, DROP</h2> header only.
+ * <h2>OWNER</h2> 20 i64 epoch, 28 u16 length + UTF-8 owner.
+ * <h2>CREATE</h2> (also the metadata checkpoint written by compaction)
+ * <pre>
+ * 20 i64 maxMessages, 28 i64 maxBytes, 36 i64 nextPosition, 44 i64 epoch,
+ * 52 u16 length + UTF-8 name, then u16 length + UTF-8 owner
+ * </pre>
+ * A VOID type is never written; an unknown type is treated like a bad checksum.
+ */
+final class JournalRecordDescriptor {
+    static final int CRC = 0;
+    static final int LENGTH = 4;
+    static final int TYPE = 8;
+    static final int VERSION = 9;
+    static final int QUEUE_ID = 10;
+    static final int TXN = 12;
+    static final int HEADER_SIZE = 20;
+
+    /** Start of the wire message record in PUT/COPY, and of the position in DELETE/REPLACE. */
+    static final int POSITION = 20;
+    static final int ID_LENGTH = 28;
+    static final int ID = 29;
+    /** Bytes of a PUT from {@link #ID} to the end of the id, counting the priority..stateLength fields after it: 1+8+4. */
+    static final int AFTER_ID_FIXED = 13;
+
+    static final int OWNER_EPOCH = 20;
+    static final int OWNER_NAME = 28;
+
+    static final int CREATE_MAX_MESSAGES = 20;
+    static final int CREATE_MAX_BYTES = 28;
+    static final int CREATE_NEXT_POSITION = 36;
+    static final int CREATE_EPOCH = 44;
+    static final int CREATE_NAME = 52;
+
+    static final byte FORMAT_VERSION = 1;
+
+    static final byte TYPE_CREATE = 1;
+    static final byte TYPE_PUT = 2;
+    static final byte TYPE_DELETE = 3;
+    static final byte TYPE_REPLACE = 4;
+    static final byte TYPE_CLEAR = 5;
+    static final byte TYPE_DROP = 6;
+    static final byte TYPE_OWNER = 7;
+    static final byte TYPE_COPY = 8;
+
+    /** Highest queue id: ids are u16. */
+    static final int MAX_QUEUE_ID = 0xFFFF;
+
+    private JournalRecordDescriptor() {
+    }
+
+    static String typeName(int type) {
+        return switch (type) {
+            case TYPE_CREATE -> "CREATE";
+            case TYPE_PUT -> "PUT";
+            case TYPE_DELETE -> "DELETE";
+            case TYPE_REPLACE -> "REPLACE";
+            case TYPE_CLEAR -> "CLEAR";
+            case TYPE_DROP -> "DROP";
+            case TYPE_OWNER -> "OWNER";
+            case TYPE_COPY -> "COPY";
+            default -> "UNKNOWN(" + type + ")";
+        };
+    }
+
+    /** Offset in a PUT/COPY of the body blob (its i32 length), from the record length and body length. */
+    static long bodyBlobOffset(int recordLength, int bodyLength) {
+        return (long) recordLength - bodyLength - 4;
+    }
+}

@@ -1,0 +1,113 @@
+package org.jameskvs.server.storage;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
+
+/**
+ * Encodes each record type into the {@link Journal} (layouts in {@link JournalRecordDescriptor}),
+ * and emits a live message as a wire {@code message record} straight from the journal.
+ */
+final class JournalRecords {
+    private final Journal journal;
+    /** Holds one message record while compaction copies it forward. */
+    private final ByteBuf copyBuffer = Unpooled.directBuffer(64 << 10);
+
+    JournalRecords(Journal journal) {
+        this.journal = journal;
+    }
+
+    long create(StoredQueue q) throws JournalException {
+        return create(q.id, q.name, q.maxMessages, q.maxBytes, q.nextPosition, q.epoch, q.owner, q.txn);
+    }
+
+    long create(int qid, String name, long maxMessages, long maxBytes, long nextPosition, long epoch, String owner,
+                long txn) throws JournalException {
+        ByteBuf h = journal.begin(TYPE_CREATE, qid, txn);
+        h.writeLong(maxMessages).writeLong(maxBytes).writeLong(nextPosition).writeLong(epoch);
+        writeString(h, name);
+        writeString(h, owner);
+        return journal.append(h, null, null, null);
+    }
+
+    long put(int qid, long txn, long position, byte[] id, int priority, long notBefore, ByteBuf state, ByteBuf body)
+            throws JournalException {
+        ByteBuf h = journal.begin(TYPE_PUT, qid, txn);
+        h.writeLong(position).writeByte(id.length).writeBytes(id).writeByte(priority).writeLong(notBefore)
+                .writeInt(state.readableBytes());
+        ByteBuf m = journal.mid().writeInt(body.readableBytes());
+        return journal.append(h, state, m, body);
+    }
+
+    long delete(int qid, long txn, long position, byte[] id) throws JournalException {
+        ByteBuf h = journal.begin(TYPE_DELETE, qid, txn);
+        h.writeLong(position).writeByte(id.length).writeBytes(id);
+        return journal.append(h, null, null, null);
+    }
+
+    long replace(int qid, long txn, long position, byte[] id, int priority, long notBefore, ByteBuf state)
+            throws JournalException {
+        ByteBuf h = journal.begin(TYPE_REPLACE, qid, txn);
+        h.writeLong(position).writeByte(id.length).writeBytes(id).writeByte(priority).writeLong(notBefore)
+                .writeInt(state.readableBytes());
+        return journal.append(h, state, null, null);
+    }
+
+    long headerOnly(byte type, int qid, long txn) throws JournalException {
+        return journal.append(journal.begin(type, qid, txn), null, null, null);
+    }
+
+    long owner(int qid, long txn, long epoch, String owner) throws JournalException {
+        ByteBuf h = journal.begin(TYPE_OWNER, qid, txn);
+        h.writeLong(epoch);
+        writeString(h, owner);
+        return journal.append(h, null, null, null);
+    }
+
+    /** COPY of a live message with its current state: @return the new location. */
+    long copy(StoredQueue q, int slot) throws JournalException, IOException {
+        copyBuffer.clear();
+        writeMessage(q.index, slot, copyBuffer);
+        return journal.append(journal.begin(TYPE_COPY, q.id, q.txn), copyBuffer, null, null);
+    }
+
+    int lastCopyLength() {
+        return HEADER_SIZE + copyBuffer.readableBytes();
+    }
+
+    /** Writes the live message in {@code slot} as a wire message record, reading it from the journal. */
+    void writeMessage(QueueIndex ix, int slot, ByteBuf out) throws IOException {
+        long loc = ix.location(slot);
+        int recordLength = ix.recordLength(slot);
+        long stateLoc = ix.stateLocation(slot);
+        if (stateLoc == 0) {
+            // The PUT/COPY record from POSITION on is the wire message record: one positioned read.
+            journal.readInto(loc, POSITION, recordLength - POSITION, out);
+            return;
+        }
+        int idLen = journal.readUnsignedByte(loc, ID_LENGTH);
+        journal.readInto(loc, POSITION, 9 + idLen, out);
+        int replaceLength = journal.readInt(stateLoc, LENGTH);
+        journal.readInto(stateLoc, ID + idLen, replaceLength - ID - idLen, out);
+        int bodyLen = ix.bodyLength(slot);
+        journal.readInto(loc, bodyBlobOffset(recordLength, bodyLen), bodyLen + 4, out);
+    }
+
+    boolean idMatches(QueueIndex ix, int slot, byte[] id) {
+        try {
+            return journal.idEquals(ix.location(slot), id);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static void writeString(ByteBuf h, String s) {
+        byte[] b = s == null ? new byte[0] : s.getBytes(StandardCharsets.UTF_8);
+        int len = Math.min(b.length, 0xFFFF);
+        h.writeShort(len).writeBytes(b, 0, len);
+    }
+}

@@ -1,0 +1,84 @@
+package org.jameskvs.server.storage;
+
+/** One queue: its metadata and its {@link QueueIndex}. Mutated only by {@link QueueStore} (one thread). */
+final class StoredQueue implements QueueState {
+    final int id;
+    final String name;
+    final QueueIndex index = new QueueIndex();
+    long txn;
+    long nextPosition = 1;
+    long epoch;
+    String owner = "";
+    long maxMessages;
+    long maxBytes;
+    /** Location of the latest CREATE (checkpoint) record; it pins its journal file. */
+    long metaLocation;
+    boolean dropped;
+
+    StoredQueue(int id, String name, long maxMessages, long maxBytes) {
+        this.id = id;
+        this.name = name;
+        this.maxMessages = maxMessages;
+        this.maxBytes = maxBytes;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public long txn() {
+        return txn;
+    }
+
+    @Override
+    public long size() {
+        return index.size();
+    }
+
+    @Override
+    public long bytes() {
+        return index.bytes();
+    }
+
+    @Override
+    public long firstPosition() {
+        return index.firstPosition(nextPosition);
+    }
+
+    @Override
+    public long nextPosition() {
+        return nextPosition;
+    }
+
+    @Override
+    public long earliestNotBefore() {
+        return index.earliestNotBefore();
+    }
+
+    @Override
+    public long epoch() {
+        return epoch;
+    }
+
+    @Override
+    public String owner() {
+        return owner;
+    }
+
+    @Override
+    public long maxMessages() {
+        return maxMessages;
+    }
+
+    @Override
+    public long maxBytes() {
+        return maxBytes;
+    }
+
+    @Override
+    public String toString() {
+        return "Queue{" + name + "#" + id + ", size=" + size() + ", txn=" + txn + ", next=" + nextPosition + "}";
+    }
+}
