@@ -58,6 +58,11 @@ public final class ServerProcesses {
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx256m");
         cmd.addAll(List.of(CHRONICLE_FLAGS));
+        // e.g. KVS_SERVER_JAVA_OPTS="-XX:StartFlightRecording=filename=/tmp/kvs.jfr" to profile the server
+        String extra = System.getenv("KVS_SERVER_JAVA_OPTS");
+        if (extra != null && !extra.isBlank()) {
+            cmd.addAll(List.of(extra.trim().split("\\s+")));
+        }
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.jameskvs.server.KvsServerMain",
                 conf.toString()));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true)

@@ -1,0 +1,154 @@
+package org.jameskvs.james.config;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Properties;
+import java.util.stream.Collectors;
+
+/**
+ * Settings of the James KVS spool, read from {@code kvs-spool.properties} in James's conf directory.
+ * Every key is optional; defaults in brackets.
+ * <dl>
+ * <dt>{@code servers} [localhost:7400]</dt><dd>KVS servers, comma separated {@code host:port}. The
+ *   single-server client uses the first; a replicated opener uses them all.</dd>
+ * <dt>{@code user} [james], {@code password} [empty]</dt><dd>credentials of the AUTH request.</dd>
+ * <dt>{@code tls} [false]</dt><dd>connect with TLS. {@code tls.trustAll} [false] accepts any server
+ *   certificate (tests only); {@code tls.trustCertificates} [none] is a PEM file of trusted CAs.</dd>
+ * <dt>{@code maxInFlight} [1024]</dt><dd>requests pipelined on one connection before callers wait.</dd>
+ * <dt>{@code requestTimeout} [30000]</dt><dd>ms before a request is answered TIMEOUT; an enqueue that
+ *   times out fails (SMTP answers 4xx) since the mail may not be stored.</dd>
+ * <dt>{@code readAheadWindow} [64]</dt><dd>mails read ahead of the dequeuers per priority level: the
+ *   only mail held in James's heap besides the ones being processed, whatever the backlog.</dd>
+ * <dt>{@code readBlockSize} [32]</dt><dd>messages asked per READ request.</dd>
+ * <dt>{@code readBlockBytes} [8388608]</dt><dd>body bytes per READ request (at least one message
+ *   is always returned).</dd>
+ * <dt>{@code idlePollInterval} [1000]</dt><dd>ms between reads of an idle queue's tail; mail enqueued
+ *   through this James wakes the readers at once, this only bounds the latency of anything else.</dd>
+ * <dt>{@code ownerName} [james]</dt><dd>owner recorded on the KVS queues this node writes.</dd>
+ * <dt>{@code epoch} [1]</dt><dd>writer epoch: a node started with a higher epoch takes the queues
+ *   over and fences the older writer.</dd>
+ * <dt>{@code namespace} [james]</dt><dd>prefix of every KVS queue name, so several James
+ *   installations can share servers: {@code <namespace>/queue/<name>@p<priority>} and
+ *   {@code <namespace>/repo/<repository url>}.</dd>
+ * </dl>
+ */
+public final class KvsSpoolConfiguration {
+    public static final String FILE_NAME = "kvs-spool.properties";
+
+    private final List<String> servers;
+    private final String user;
+    private final String password;
+    private final boolean tls;
+    private final boolean tlsTrustAll;
+    private final String tlsTrustCertificates;
+    private final int maxInFlight;
+    private final Duration requestTimeout;
+    private final int readAheadWindow;
+    private final int readBlockSize;
+    private final int readBlockBytes;
+    private final Duration idlePollInterval;
+    private final String ownerName;
+    private final long epoch;
+    private final String namespace;
+
+    private KvsSpoolConfiguration(Properties p) {
+        this.servers = Arrays.stream(p.getProperty("servers", "localhost:7400").split(","))
+            .map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableList());
+        this.user = p.getProperty("user", "james");
+        this.password = p.getProperty("password", "");
+        this.tls = Boolean.parseBoolean(p.getProperty("tls", "false"));
+        this.tlsTrustAll = Boolean.parseBoolean(p.getProperty("tls.trustAll", "false"));
+        this.tlsTrustCertificates = p.getProperty("tls.trustCertificates");
+        this.maxInFlight = positiveInt(p, "maxInFlight", 1024);
+        this.requestTimeout = Duration.ofMillis(positiveInt(p, "requestTimeout", 30_000));
+        this.readAheadWindow = positiveInt(p, "readAheadWindow", 64);
+        this.readBlockSize = positiveInt(p, "readBlockSize", 32);
+        this.readBlockBytes = positiveInt(p, "readBlockBytes", 8 * 1024 * 1024);
+        this.idlePollInterval = Duration.ofMillis(positiveInt(p, "idlePollInterval", 1000));
+        this.ownerName = p.getProperty("ownerName", "james");
+        this.epoch = Long.parseLong(p.getProperty("epoch", "1").trim());
+        this.namespace = p.getProperty("namespace", "james");
+        if (servers.isEmpty()) {
+            throw new IllegalArgumentException("kvs-spool: 'servers' lists no server");
+        }
+        if (namespace.isEmpty() || namespace.contains("/")) {
+            throw new IllegalArgumentException("kvs-spool: 'namespace' must be non-empty without '/'");
+        }
+    }
+
+    public static KvsSpoolConfiguration from(Properties properties) {
+        return new KvsSpoolConfiguration(properties);
+    }
+
+    public static KvsSpoolConfiguration defaults() {
+        return from(new Properties());
+    }
+
+    /** Reads {@code kvs-spool.properties} in {@code confDirectory}; defaults if the file is absent. */
+    public static KvsSpoolConfiguration load(Path confDirectory) {
+        Path file = confDirectory.resolve(FILE_NAME);
+        Properties properties = new Properties();
+        if (Files.exists(file)) {
+            try (InputStream in = Files.newInputStream(file)) {
+                properties.load(in);
+            } catch (IOException e) {
+                throw new UncheckedIOException("Cannot read " + file, e);
+            }
+        }
+        return from(properties);
+    }
+
+    private static int positiveInt(Properties p, String key, int defaultValue) {
+        int value = Integer.parseInt(p.getProperty(key, String.valueOf(defaultValue)).trim());
+        if (value <= 0) {
+            throw new IllegalArgumentException("kvs-spool: '" + key + "' must be > 0, was " + value);
+        }
+        return value;
+    }
+
+    public List<String> servers() { return servers; }
+
+    public String user() { return user; }
+
+    public String password() { return password; }
+
+    public boolean tls() { return tls; }
+
+    public boolean tlsTrustAll() { return tlsTrustAll; }
+
+    public String tlsTrustCertificates() { return tlsTrustCertificates; }
+
+    public int maxInFlight() { return maxInFlight; }
+
+    public Duration requestTimeout() { return requestTimeout; }
+
+    public int readAheadWindow() { return readAheadWindow; }
+
+    public int readBlockSize() { return readBlockSize; }
+
+    public int readBlockBytes() { return readBlockBytes; }
+
+    public Duration idlePollInterval() { return idlePollInterval; }
+
+    public String ownerName() { return ownerName; }
+
+    public long epoch() { return epoch; }
+
+    public String namespace() { return namespace; }
+
+    /** Prefix of the KVS queues holding James mail queues. */
+    public String mailQueuePrefix() {
+        return namespace + "/queue/";
+    }
+
+    /** Prefix of the KVS queues holding James mail repositories. */
+    public String mailRepositoryPrefix() {
+        return namespace + "/repo/";
+    }
+}

@@ -1,0 +1,45 @@
+package org.jameskvs.james.guice;
+
+import javax.inject.Singleton;
+
+import org.apache.james.queue.api.MailQueue;
+import org.apache.james.queue.api.MailQueueFactory;
+import org.apache.james.queue.api.ManageableMailQueue;
+import org.jameskvs.james.queue.KvsMailQueueFactory;
+
+import com.google.inject.AbstractModule;
+import com.google.inject.Provides;
+import com.google.inject.Scopes;
+
+/**
+ * Replaces James's mail queue with the KVS one: binds the three keys James asks for. It must go into
+ * the main injector, overriding the app's queue module ({@code GuiceJamesServer.overrideWith}); an
+ * extension module (child injector) cannot rebind them. It also makes {@code KvsMailRepository}
+ * injectable, so a KVS repository then needs no extension module.
+ */
+public class KvsMailQueueModule extends AbstractModule {
+
+    @Override
+    protected void configure() {
+        install(new KvsSpoolModule());
+        bind(KvsMailQueueFactory.class).in(Scopes.SINGLETON);
+    }
+
+    @Provides
+    @Singleton
+    MailQueueFactory<?> mailQueueFactory(KvsMailQueueFactory factory) {
+        return factory;
+    }
+
+    @Provides
+    @Singleton
+    MailQueueFactory<? extends MailQueue> mailQueueFactoryOfMailQueues(KvsMailQueueFactory factory) {
+        return factory;
+    }
+
+    @Provides
+    @Singleton
+    MailQueueFactory<? extends ManageableMailQueue> manageableMailQueueFactory(KvsMailQueueFactory factory) {
+        return factory;
+    }
+}

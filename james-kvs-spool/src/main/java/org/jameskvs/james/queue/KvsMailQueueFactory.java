@@ -1,0 +1,88 @@
+package org.jameskvs.james.queue;
+
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import javax.annotation.PreDestroy;
+import javax.inject.Inject;
+import javax.inject.Singleton;
+
+import org.apache.james.metrics.api.GaugeRegistry;
+import org.apache.james.metrics.api.MetricFactory;
+import org.apache.james.queue.api.MailQueueFactory;
+import org.apache.james.queue.api.MailQueueItemDecoratorFactory;
+import org.apache.james.queue.api.MailQueueName;
+import org.jameskvs.james.KvsQueues;
+
+import com.google.common.collect.ImmutableSet;
+
+/**
+ * Creates and caches the {@link KvsMailQueue}s of this James node. A James queue exists once its
+ * normal-priority KVS queue exists, so queues created before a restart are found again.
+ * The prefetch count is ignored: read-ahead is the {@code readAheadWindow} setting.
+ */
+@Singleton
+public class KvsMailQueueFactory implements MailQueueFactory<KvsMailQueue> {
+    private final KvsQueues queues;
+    private final MailQueueItemDecoratorFactory decoratorFactory;
+    private final MetricFactory metricFactory;
+    private final GaugeRegistry gaugeRegistry;
+    private final ConcurrentHashMap<MailQueueName, KvsMailQueue> created = new ConcurrentHashMap<>();
+
+    @Inject
+    public KvsMailQueueFactory(KvsQueues queues, MailQueueItemDecoratorFactory decoratorFactory,
+                               MetricFactory metricFactory, GaugeRegistry gaugeRegistry) {
+        this.queues = queues;
+        this.decoratorFactory = decoratorFactory;
+        this.metricFactory = metricFactory;
+        this.gaugeRegistry = gaugeRegistry;
+    }
+
+    @Override
+    public Optional<KvsMailQueue> getQueue(MailQueueName name, PrefetchCount count) {
+        KvsMailQueue queue = created.get(name);
+        if (queue != null) {
+            return Optional.of(queue);
+        }
+        if (existingOnServer().contains(name)) {
+            return Optional.of(createQueue(name, count));
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public KvsMailQueue createQueue(MailQueueName name, PrefetchCount count) {
+        return created.computeIfAbsent(name, this::newQueue);
+    }
+
+    private KvsMailQueue newQueue(MailQueueName name) {
+        PriorityLevels levels = new PriorityLevels(queues, name.asString());
+        levels.discover();
+        return new KvsMailQueue(name, levels, queues.configuration(), decoratorFactory, metricFactory, gaugeRegistry);
+    }
+
+    @Override
+    public Set<MailQueueName> listCreatedMailQueues() {
+        Set<MailQueueName> names = new HashSet<>(created.keySet());
+        names.addAll(existingOnServer());
+        return ImmutableSet.copyOf(names);
+    }
+
+    private Set<MailQueueName> existingOnServer() {
+        String prefix = queues.configuration().mailQueuePrefix();
+        Set<MailQueueName> names = new HashSet<>();
+        for (String kvsName : queues.existingNames(prefix)) {
+            PriorityLevels.jamesQueueName(kvsName, prefix).map(MailQueueName::of).ifPresent(names::add);
+        }
+        return names;
+    }
+
+    /** Stops the readers; the KVS connection belongs to whoever built {@link KvsQueues}. */
+    @PreDestroy
+    public void stop() {
+        created.values().forEach(KvsMailQueue::stop);
+        created.clear();
+    }
+}

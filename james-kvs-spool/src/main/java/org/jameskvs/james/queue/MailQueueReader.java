@@ -1,0 +1,289 @@
+package org.jameskvs.james.queue;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.james.queue.api.MailQueue.MailQueueItem;
+import org.jameskvs.client.QueueStat;
+import org.jameskvs.client.ReadResult;
+import org.jameskvs.james.Futures;
+import org.jameskvs.james.config.KvsSpoolConfiguration;
+import org.jameskvs.protocol.StoredMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.FluxSink;
+
+/**
+ * Feeds the dequeuers of one James queue. One thread per queue reads READ blocks, highest priority
+ * level first, into a small per-level buffer and hands messages out only against downstream demand:
+ * whatever the backlog, James holds at most {@code readAheadWindow} unread mails per level plus the
+ * ones being processed.
+ *
+ * <p>Reads use {@code readyBefore = now}, so delayed mail is skipped by the server and never blocks
+ * ready mail behind it. Delayed mail sits at a position the cursor has passed; when it becomes due
+ * (STAT's {@code earliestNotBefore}), after a flush, or after a removal, the level is rescanned from
+ * its start. Messages handed out and not yet done are "in flight": rescans skip them, so no mail is
+ * handed out twice. Several subscribers share the reader; each message goes to one of them.
+ */
+final class MailQueueReader implements AutoCloseable {
+    private static final Logger LOGGER = LoggerFactory.getLogger(MailQueueReader.class);
+
+    /** Turns a stored message of a level into the item handed to James (decode + decorate). */
+    interface ItemFactory {
+        MailQueueItem create(int level, StoredMessage message) throws Exception;
+    }
+
+    private static final class Cursor {
+        long position;
+        final ArrayDeque<StoredMessage> buffer = new ArrayDeque<>();
+        boolean caughtUp;
+        boolean rescan;
+        long scanStartedAt = Long.MIN_VALUE;
+        long rescanAt = Long.MAX_VALUE;
+    }
+
+    private final String queueName;
+    private final PriorityLevels levels;
+    private final KvsSpoolConfiguration configuration;
+    private final ItemFactory itemFactory;
+    private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+    private final List<FluxSink<MailQueueItem>> sinks = new CopyOnWriteArrayList<>();
+    private final AtomicBoolean drainPending = new AtomicBoolean();
+    private final ScheduledExecutorService loop;
+    // State below is only touched on the loop thread.
+    private final Map<Integer, Cursor> cursors = new HashMap<>();
+    private ScheduledFuture<?> wakeUp;
+    private long wakeUpAt = Long.MAX_VALUE;
+    private int nextSink;
+
+    MailQueueReader(String queueName, PriorityLevels levels, KvsSpoolConfiguration configuration, ItemFactory itemFactory) {
+        this.queueName = queueName;
+        this.levels = levels;
+        this.configuration = configuration;
+        this.itemFactory = itemFactory;
+        this.loop = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "kvs-mailqueue-reader-" + queueName);
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    Flux<MailQueueItem> subscribe() {
+        return Flux.create(sink -> {
+            sinks.add(sink);
+            sink.onDispose(() -> sinks.remove(sink));
+            sink.onRequest(n -> signal());
+        });
+    }
+
+    /** A mail was enqueued (or re-enqueued) at {@code level}: read that level's tail again. */
+    void onEnqueued(int level) {
+        execute(() -> cursor(level).caughtUp = false);
+    }
+
+    /** Mail handed out is done (deleted or re-enqueued): forget it. */
+    void release(String id) {
+        inFlight.remove(id);
+    }
+
+    /** Content changed behind the cursors (flush, remove, clear): drop buffers and rescan every level. */
+    void rescanAll() {
+        execute(() -> cursors.values().forEach(cursor -> {
+            cursor.buffer.clear();
+            cursor.rescan = true;
+            cursor.caughtUp = false;
+        }));
+    }
+
+    private void execute(Runnable onLoop) {
+        try {
+            loop.execute(() -> {
+                onLoop.run();
+                drain();
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            LOGGER.debug("Reader of {} is closed", queueName);
+        }
+    }
+
+    private void signal() {
+        if (drainPending.compareAndSet(false, true)) {
+            try {
+                loop.execute(this::drain);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                LOGGER.debug("Reader of {} is closed", queueName);
+            }
+        }
+    }
+
+    private void drain() {
+        drainPending.set(false);
+        try {
+            while (true) {
+                FluxSink<MailQueueItem> sink = nextSinkWithDemand();
+                if (sink == null) {
+                    return;
+                }
+                Next next = nextMessage();
+                if (next == null) {
+                    scheduleWakeUp();
+                    return;
+                }
+                String id = MessageIds.asString(next.message.id());
+                if (!inFlight.add(id)) {
+                    continue;
+                }
+                MailQueueItem item;
+                try {
+                    item = itemFactory.create(next.level, next.message);
+                } catch (Exception e) {
+                    // Left in flight on purpose: a message we cannot decode is not retried in a loop.
+                    LOGGER.error("Queue {}: cannot decode KVS message {}; it stays in the queue, skipped", queueName, id, e);
+                    continue;
+                }
+                sink.next(item);
+            }
+        } catch (RuntimeException e) {
+            LOGGER.warn("Queue {}: reading failed, retrying in {}", queueName, configuration.idlePollInterval(), e);
+            scheduleAt(System.currentTimeMillis() + configuration.idlePollInterval().toMillis());
+        }
+    }
+
+    private FluxSink<MailQueueItem> nextSinkWithDemand() {
+        int count = sinks.size();
+        for (int i = 0; i < count; i++) {
+            int index = Math.floorMod(nextSink++, count);
+            FluxSink<MailQueueItem> sink;
+            try {
+                sink = sinks.get(index);
+            } catch (IndexOutOfBoundsException e) {
+                return null;
+            }
+            if (!sink.isCancelled() && sink.requestedFromDownstream() > 0) {
+                return sink;
+            }
+        }
+        return null;
+    }
+
+    private record Next(int level, StoredMessage message) {
+    }
+
+    private Next nextMessage() {
+        for (int level : levels.levels()) {
+            Cursor cursor = cursor(level);
+            while (cursor.buffer.isEmpty() && !cursor.caughtUp) {
+                fetch(level, cursor);
+            }
+            StoredMessage message = cursor.buffer.poll();
+            if (message != null) {
+                return new Next(level, message);
+            }
+        }
+        return null;
+    }
+
+    private void fetch(int level, Cursor cursor) {
+        long now = System.currentTimeMillis();
+        if (cursor.rescan) {
+            cursor.rescan = false;
+            cursor.buffer.clear();
+            cursor.position = 0;
+        }
+        if (cursor.position == 0) {
+            cursor.scanStartedAt = now;
+        }
+        int count = Math.min(configuration.readBlockSize(), configuration.readAheadWindow());
+        ReadResult result = Futures.await(
+            levels.queue(level).read(cursor.position, count, configuration.readBlockBytes(), now),
+            configuration.requestTimeout(), "read " + queueName);
+        if (!result.isOk()) {
+            cursor.caughtUp = true;
+            throw new IllegalStateException("READ on " + queueName + "@p" + level + ": " + result.status() + " " + result.reason());
+        }
+        for (StoredMessage message : result.messages()) {
+            if (!inFlight.contains(MessageIds.asString(message.id()))) {
+                cursor.buffer.add(message);
+            }
+        }
+        cursor.position = Math.max(cursor.position, result.nextPosition());
+        if (result.messages().isEmpty()) {
+            cursor.caughtUp = true;
+        }
+    }
+
+    /**
+     * Nothing is ready: wake up when the earliest delayed mail becomes due, and in any case after the
+     * idle poll interval (reads the tails again).
+     *
+     * <p>STAT gives the smallest notBefore of the level's delayed mail, including mail already due
+     * and handed out (in flight). Such mail hides the due time of the next delayed mail: while it is
+     * there, the level is rescanned every idle poll interval instead (the rescan skips in-flight mail).
+     */
+    private void scheduleWakeUp() {
+        long now = System.currentTimeMillis();
+        long at = now + configuration.idlePollInterval().toMillis();
+        for (int level : levels.levels()) {
+            QueueStat stat = Futures.await(levels.queue(level).stat(), configuration.requestTimeout(), "stat " + queueName);
+            Cursor cursor = cursor(level);
+            cursor.rescanAt = Long.MAX_VALUE;
+            if (stat.isOk() && stat.size() > 0 && stat.earliestNotBefore() != Long.MAX_VALUE) {
+                cursor.rescanAt = stat.earliestNotBefore() > cursor.scanStartedAt ? stat.earliestNotBefore() : at;
+                at = Math.min(at, cursor.rescanAt);
+            }
+        }
+        scheduleAt(at);
+    }
+
+    private void scheduleAt(long at) {
+        if (wakeUp != null && !wakeUp.isDone() && wakeUpAt <= at) {
+            return;
+        }
+        if (wakeUp != null) {
+            wakeUp.cancel(false);
+        }
+        wakeUpAt = at;
+        long delay = Math.max(0, at - System.currentTimeMillis());
+        try {
+            wakeUp = loop.schedule(this::onWakeUp, delay, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            LOGGER.debug("Reader of {} is closed", queueName);
+        }
+    }
+
+    private void onWakeUp() {
+        wakeUpAt = Long.MAX_VALUE;
+        long now = System.currentTimeMillis();
+        for (Cursor cursor : cursors.values()) {
+            cursor.caughtUp = false;
+            if (cursor.rescanAt <= now) {
+                cursor.rescanAt = Long.MAX_VALUE;
+                cursor.rescan = true;
+            }
+        }
+        drain();
+    }
+
+    private Cursor cursor(int level) {
+        return cursors.computeIfAbsent(level, any -> new Cursor());
+    }
+
+    @Override
+    public void close() {
+        loop.shutdownNow();
+        sinks.forEach(FluxSink::complete);
+        sinks.clear();
+    }
+}

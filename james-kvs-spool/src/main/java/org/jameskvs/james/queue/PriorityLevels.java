@@ -1,0 +1,66 @@
+package org.jameskvs.james.queue;
+
+import java.util.Comparator;
+import java.util.List;
+import java.util.NavigableSet;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentSkipListSet;
+
+import org.jameskvs.client.KvsQueue;
+import org.jameskvs.james.KvsQueues;
+
+/**
+ * The KVS queues of one James mail queue: one per priority level actually used, named
+ * {@code <namespace>/queue/<james queue>@p<level>}. A KVS queue is FIFO; keeping one per level gives
+ * FIFO within a priority and lets readers serve higher levels first.
+ */
+final class PriorityLevels {
+    static final String LEVEL_SEPARATOR = "@p";
+
+    private final KvsQueues queues;
+    private final String baseName;
+    private final NavigableSet<Integer> known = new ConcurrentSkipListSet<>(Comparator.reverseOrder());
+
+    PriorityLevels(KvsQueues queues, String jamesQueueName) {
+        this.queues = queues;
+        this.baseName = queues.configuration().mailQueuePrefix() + jamesQueueName + LEVEL_SEPARATOR;
+    }
+
+    /** Finds the levels created before (e.g. before a restart) and creates the normal one. */
+    void discover() {
+        for (String name : queues.existingNames(baseName)) {
+            parseLevel(name.substring(baseName.length())).ifPresent(known::add);
+        }
+        queue(MailPriority.NORMAL);
+    }
+
+    KvsQueue queue(int level) {
+        KvsQueue queue = queues.get(baseName + level);
+        known.add(level);
+        return queue;
+    }
+
+    /** Levels in use, highest first. */
+    List<Integer> levels() {
+        return List.copyOf(known);
+    }
+
+    /** The James queue name of a KVS queue name under {@code prefix}, if it is a level queue. */
+    static Optional<String> jamesQueueName(String kvsName, String prefix) {
+        int separator = kvsName.lastIndexOf(LEVEL_SEPARATOR);
+        if (!kvsName.startsWith(prefix) || separator < prefix.length()
+            || parseLevel(kvsName.substring(separator + LEVEL_SEPARATOR.length())).isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(kvsName.substring(prefix.length(), separator));
+    }
+
+    private static Optional<Integer> parseLevel(String suffix) {
+        try {
+            int level = Integer.parseInt(suffix);
+            return level >= MailPriority.LOWEST && level <= MailPriority.HIGHEST ? Optional.of(level) : Optional.empty();
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+}

@@ -1,0 +1,187 @@
+package org.jameskvs.james.repository;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+
+import javax.inject.Inject;
+import javax.mail.MessagingException;
+
+import org.apache.james.mailrepository.api.MailKey;
+import org.apache.james.mailrepository.api.MailRepository;
+import org.apache.james.mailrepository.api.MailRepositoryUrl;
+import org.apache.mailet.Mail;
+import org.jameskvs.client.Ack;
+import org.jameskvs.client.GetResult;
+import org.jameskvs.client.KvsQueue;
+import org.jameskvs.client.QueueStat;
+import org.jameskvs.client.ReadResult;
+import org.jameskvs.james.Futures;
+import org.jameskvs.james.KvsQueues;
+import org.jameskvs.james.codec.MailCodec;
+import org.jameskvs.james.config.KvsSpoolConfiguration;
+import org.jameskvs.protocol.Status;
+import org.jameskvs.protocol.StoredMessage;
+
+/**
+ * A James mail repository (e.g. {@code kvs://var/mail/error/}) kept in one KVS queue named
+ * {@code <namespace>/repo/<path>}. The KVS message id is the mail key (its SHA-256 when the key is
+ * longer than the 255 bytes an id may hold); the state blob holds the key itself so listing needs no
+ * decoding; the body is the {@link MailCodec encoded mail}.
+ *
+ * <p>Storing a key again replaces the mail. The protocol has no atomic "replace body", so this is a
+ * DELETE then PUT: a crash between the two loses that one update's mail. Repositories hold mail that
+ * already failed (error, spam...), and a re-store is rare (reprocessing), so this is accepted.
+ */
+public class KvsMailRepository implements MailRepository {
+    private static final int MAX_ID_BYTES = 255;
+
+    private final KvsQueues queues;
+    private final KvsSpoolConfiguration configuration;
+    private final String queueName;
+
+    @Inject
+    public KvsMailRepository(KvsQueues queues, MailRepositoryUrl url) {
+        this.queues = queues;
+        this.configuration = queues.configuration();
+        this.queueName = configuration.mailRepositoryPrefix() + url.getPath().asString();
+    }
+
+    private KvsQueue queue() {
+        return queues.get(queueName);
+    }
+
+    @Override
+    public long size() throws MessagingException {
+        QueueStat stat = call(() -> Futures.await(queue().stat(), configuration.requestTimeout(), "stat " + queueName));
+        if (!stat.isOk()) {
+            throw new MessagingException("STAT failed on " + queueName + ": " + stat.status() + " " + stat.reason());
+        }
+        return stat.size();
+    }
+
+    @Override
+    public MailKey store(Mail mail) throws MessagingException {
+        MailKey key = MailKey.forMail(mail);
+        byte[] id = idOf(key);
+        byte[] state = key.asString().getBytes(StandardCharsets.UTF_8);
+        byte[] body = MailCodec.encode(mail);
+        Ack ack = put(id, state, body);
+        if (ack.status() == Status.DUPLICATE_ID) {
+            Ack deleted = delete(id);
+            if (!deleted.isOk() && deleted.status() != Status.NOT_FOUND) {
+                throw new MessagingException("Cannot replace " + key.asString() + " in " + queueName + ": " + deleted.status());
+            }
+            ack = put(id, state, body);
+        }
+        if (!ack.isOk()) {
+            throw new MessagingException("Cannot store " + key.asString() + " in " + queueName + ": " + ack.status() + " " + ack.reason());
+        }
+        return key;
+    }
+
+    @Override
+    public Iterator<MailKey> list() throws MessagingException {
+        return new KeyIterator();
+    }
+
+    @Override
+    public Mail retrieve(MailKey key) throws MessagingException {
+        GetResult result = call(() -> Futures.await(queue().get(idOf(key)), configuration.requestTimeout(), "get " + queueName));
+        if (result.status() == Status.NOT_FOUND) {
+            return null;
+        }
+        if (!result.isOk()) {
+            throw new MessagingException("Cannot retrieve " + key.asString() + " from " + queueName + ": " + result.status());
+        }
+        return MailCodec.decode(result.message().body(), queueName + "/" + key.asString());
+    }
+
+    @Override
+    public void remove(MailKey key) throws MessagingException {
+        Ack ack = delete(idOf(key));
+        if (!ack.isOk() && ack.status() != Status.NOT_FOUND) {
+            throw new MessagingException("Cannot remove " + key.asString() + " from " + queueName + ": " + ack.status());
+        }
+    }
+
+    @Override
+    public void removeAll() throws MessagingException {
+        Ack ack = call(() -> Futures.await(queue().clear(), configuration.requestTimeout(), "clear " + queueName));
+        if (!ack.isOk()) {
+            throw new MessagingException("Cannot clear " + queueName + ": " + ack.status());
+        }
+    }
+
+    private Ack put(byte[] id, byte[] state, byte[] body) throws MessagingException {
+        return call(() -> Futures.await(queue().put(id, 0, 0, state, body), configuration.requestTimeout(), "put " + queueName));
+    }
+
+    private Ack delete(byte[] id) throws MessagingException {
+        return call(() -> Futures.await(queue().delete(id), configuration.requestTimeout(), "delete " + queueName));
+    }
+
+    static byte[] idOf(MailKey key) {
+        byte[] utf8 = key.asString().getBytes(StandardCharsets.UTF_8);
+        if (utf8.length >= 1 && utf8.length <= MAX_ID_BYTES) {
+            return utf8;
+        }
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(utf8);
+            StringBuilder hex = new StringBuilder("#sha256:");
+            for (byte b : digest) {
+                hex.append(String.format("%02x", b));
+            }
+            return hex.toString().getBytes(StandardCharsets.US_ASCII);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private interface KvsCall<T> {
+        T run();
+    }
+
+    private static <T> T call(KvsCall<T> call) throws MessagingException {
+        try {
+            return call.run();
+        } catch (RuntimeException e) {
+            throw new MessagingException("KVS request failed", e);
+        }
+    }
+
+    /** Lists keys block by block (bounded memory), tolerating concurrent stores and removals. */
+    private final class KeyIterator implements Iterator<MailKey> {
+        private final ArrayDeque<MailKey> block = new ArrayDeque<>();
+        private long position;
+        private boolean exhausted;
+
+        @Override
+        public boolean hasNext() {
+            while (block.isEmpty() && !exhausted) {
+                ReadResult result = Futures.await(queue().read(position, configuration.readBlockSize(), configuration.readBlockBytes(), 0),
+                    configuration.requestTimeout(), "list " + queueName);
+                if (!result.isOk()) {
+                    throw new IllegalStateException("READ failed on " + queueName + ": " + result.status() + " " + result.reason());
+                }
+                for (StoredMessage message : result.messages()) {
+                    block.add(new MailKey(new String(message.state(), StandardCharsets.UTF_8)));
+                }
+                position = Math.max(position, result.nextPosition());
+                exhausted = result.messages().isEmpty();
+            }
+            return !block.isEmpty();
+        }
+
+        @Override
+        public MailKey next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            return block.poll();
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package org.jameskvs.james.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class KvsSpoolConfigurationTest {
+
+    @Test
+    void defaultsWhenTheFileIsAbsent(@TempDir Path conf) {
+        KvsSpoolConfiguration configuration = KvsSpoolConfiguration.load(conf);
+
+        assertThat(configuration.servers()).containsExactly("localhost:7400");
+        assertThat(configuration.user()).isEqualTo("james");
+        assertThat(configuration.tls()).isFalse();
+        assertThat(configuration.maxInFlight()).isEqualTo(1024);
+        assertThat(configuration.requestTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(configuration.readAheadWindow()).isEqualTo(64);
+        assertThat(configuration.readBlockSize()).isEqualTo(32);
+        assertThat(configuration.ownerName()).isEqualTo("james");
+        assertThat(configuration.epoch()).isEqualTo(1);
+        assertThat(configuration.mailQueuePrefix()).isEqualTo("james/queue/");
+        assertThat(configuration.mailRepositoryPrefix()).isEqualTo("james/repo/");
+    }
+
+    @Test
+    void readsEveryKeyFromKvsSpoolProperties(@TempDir Path conf) throws Exception {
+        Files.writeString(conf.resolve("kvs-spool.properties"), String.join("\n",
+            "servers = kvs1:7400, kvs2:7400", "user=u", "password=p", "tls=true", "maxInFlight=10",
+            "requestTimeout=1500", "readAheadWindow=8", "readBlockSize=4", "readBlockBytes=1024",
+            "idlePollInterval=250", "ownerName=node-a", "epoch=7", "namespace=prod"));
+
+        KvsSpoolConfiguration configuration = KvsSpoolConfiguration.load(conf);
+
+        assertThat(configuration.servers()).isEqualTo(List.of("kvs1:7400", "kvs2:7400"));
+        assertThat(configuration.password()).isEqualTo("p");
+        assertThat(configuration.tls()).isTrue();
+        assertThat(configuration.requestTimeout()).isEqualTo(Duration.ofMillis(1500));
+        assertThat(configuration.readBlockBytes()).isEqualTo(1024);
+        assertThat(configuration.idlePollInterval()).isEqualTo(Duration.ofMillis(250));
+        assertThat(configuration.epoch()).isEqualTo(7);
+        assertThat(configuration.mailQueuePrefix()).isEqualTo("prod/queue/");
+    }
+
+    @Test
+    void rejectsNonsense(@TempDir Path conf) throws Exception {
+        Files.writeString(conf.resolve("kvs-spool.properties"), "readAheadWindow=0");
+        assertThatThrownBy(() -> KvsSpoolConfiguration.load(conf)).hasMessageContaining("readAheadWindow");
+        Files.writeString(conf.resolve("kvs-spool.properties"), "namespace=a/b");
+        assertThatThrownBy(() -> KvsSpoolConfiguration.load(conf)).hasMessageContaining("namespace");
+    }
+}
