@@ -53,6 +53,18 @@ public final class BenchmarkReport {
                 cell(t.get("kvs")), cell(t.get("redis-aof")), cell(t.get("redis-none")),
                 ratio(t.get("kvs"), t.get("redis-aof")), ratio(t.get("kvs"), t.get("redis-none")))));
 
+        md.append("\n## The same against Redis with its own C client (redis-benchmark, 1 connection, pipeline 1,000)\n\n");
+        md.append("| size | KVS (JMH, above) | Redis AOF everysec | Redis no persistence | KVS / Redis AOF |\n");
+        md.append("|---:|---:|---:|---:|---:|\n");
+        for (Map.Entry<Integer, Map<String, double[]>> e : bySize.entrySet()) {
+            int size = e.getKey();
+            double aof = RedisBenchmarkTool.storeDeleteTxPerSecond(true, size, quick ? 100_000 : 400_000);
+            double none = RedisBenchmarkTool.storeDeleteTxPerSecond(false, size, quick ? 100_000 : 400_000);
+            double[] kvs = e.getValue().get("kvs");
+            md.append(String.format("| %s | %s | %,.0f | %,.0f | %s |%n", human(size), cell(kvs), aof, none,
+                    kvs == null || aof <= 0 ? "-" : String.format("%.2f×", kvs[0] / aof)));
+        }
+
         md.append("\n## Store latency at a fixed offered rate (1 KB, open loop, 1 connection)\n\n");
         md.append("| target | offered tx/s | achieved tx/s | p50 µs | p99 µs | max µs |\n|---|---:|---:|---:|---:|---:|\n");
         int seconds = quick ? 3 : 10;

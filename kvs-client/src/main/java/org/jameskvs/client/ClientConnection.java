@@ -116,7 +116,7 @@ final class ClientConnection {
         }
         if (pendingCount.incrementAndGet() > config.maxPending()) {
             pendingCount.decrementAndGet();
-            request.fail(Status.QUEUE_FULL, "client backlog full: " + config.maxPending()
+            request.fail(Status.BACKLOG_FULL, "client backlog full: " + config.maxPending()
                     + " calls already wait to be written; nothing was sent");
             return request.future;
         }

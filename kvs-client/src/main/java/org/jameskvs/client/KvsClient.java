@@ -48,7 +48,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * At most {@link KvsClientConfig#maxInFlight()} requests are on the wire. Further calls do not block:
  * they wait in a pending queue and their futures complete later; once
  * {@link KvsClientConfig#maxPending()} calls wait, new calls complete at once with
- * {@code QUEUE_FULL} ("client backlog full", nothing sent).
+ * {@code BACKLOG_FULL} (nothing sent).
  *
  * <h2>Connection loss</h2>
  * When the connection fails (peer close, I/O error, protocol error, or a request timeout, which

@@ -214,7 +214,7 @@ public final class KvsClientConfig {
         /**
          * Calls accepted and not yet written (mostly: waiting for room in the in-flight window), at
          * most. A call beyond that is not queued: its future completes at once with
-         * {@code QUEUE_FULL} and the reason "client backlog full" (nothing was sent), so memory
+         * {@code BACKLOG_FULL} (nothing was sent), so memory
          * stays bounded. Every waiting call holds its message bytes: lower this for big messages.
          * Default 16,384.
          */

@@ -107,7 +107,7 @@ class PipeliningTest {
             }
             long waiting = futures.stream().filter(f -> !f.isDone()).count();
             assertThat(waiting).isLessThanOrEqualTo(5);
-            assertThat(await(futures.get(19)).status()).isEqualTo(Status.QUEUE_FULL);
+            assertThat(await(futures.get(19)).status()).isEqualTo(Status.BACKLOG_FULL);
             assertThat(await(futures.get(19)).reason()).contains("backlog");
         }
     }

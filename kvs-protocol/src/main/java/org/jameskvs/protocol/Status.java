@@ -22,7 +22,8 @@ public enum Status {
     SHUTTING_DOWN(17, "server shutting down"),
     INTERNAL_ERROR(18, "internal error"),
     TIMEOUT(19, "no response in time (client side)"),
-    CONNECTION_LOST(20, "connection lost before a response (client side)");
+    CONNECTION_LOST(20, "connection lost before a response (client side)"),
+    BACKLOG_FULL(21, "client backlog full, nothing sent (client side)");
 
     private static final Status[] BY_CODE = new Status[64];
 

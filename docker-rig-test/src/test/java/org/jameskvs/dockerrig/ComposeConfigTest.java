@@ -1,0 +1,240 @@
+package org.jameskvs.dockerrig;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * Checks of the docker rig that need no Docker engine, so they always run: the compose file is valid
+ * for docker-compose (a prerequisite installed by bin/setup), every file it refers to exists, the
+ * Grafana dashboard and provisioning and prometheus.yml parse and point at the rig's services, the
+ * ports the rig assumes are those of conf/ and james-conf/, and docker/james/entrypoint.sh still finds
+ * in james-conf/ every element it overrides.
+ */
+class ComposeConfigTest {
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(120);
+
+    private final Path root = RigFiles.root();
+    private final Path docker = root.resolve("docker");
+
+    @Test
+    void composeFileIsValidForDockerCompose() {
+        RigFiles.Run run = dockerCompose("config", "-q");
+        if (run.exitCode() != 0) {
+            fail("docker-compose -f docker/docker-compose.yml config -q failed (exit " + run.exitCode() + "):\n" + run.output());
+        }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void composeFileRefersToFilesThatExist() throws IOException {
+        // The configuration as compose resolves it: absolute build contexts and bind-mount sources.
+        RigFiles.Run run = dockerCompose("config");
+        assertThat(run.exitCode()).as("docker-compose config:\n%s", run.output()).isZero();
+        Map<String, Object> services = (Map<String, Object>) RigFiles.yaml(run.output()).get("services");
+        assertThat(services).containsKeys("kvs1", "kvs2", "kvs3", "james", "sink", "loadgen", "prometheus", "grafana");
+
+        List<String> problems = new ArrayList<>();
+        Set<Path> dockerfiles = new HashSet<>();
+        for (Map.Entry<String, Object> entry : services.entrySet()) {
+            String name = entry.getKey();
+            Map<String, Object> service = (Map<String, Object>) entry.getValue();
+            if (service.get("build") instanceof Map<?, ?> build) {
+                Path context = Path.of((String) build.get("context"));
+                Object dockerfileName = build.get("dockerfile");
+                Path dockerfile = context.resolve(dockerfileName == null ? "Dockerfile" : (String) dockerfileName);
+                if (!Files.isDirectory(context)) {
+                    problems.add(name + ": build context " + context + " is not a directory");
+                } else if (!Files.isRegularFile(dockerfile)) {
+                    problems.add(name + ": no Dockerfile " + dockerfile);
+                } else if (dockerfiles.add(dockerfile)) {
+                    for (String source : RigFiles.copySources(dockerfile)) {
+                        // target/ holds build outputs (mvn -q install -DskipTests makes them, see README.md):
+                        // ComposeRigTest needs them; a fresh checkout does not have them yet.
+                        if (!source.contains("target/") && !Files.exists(context.resolve(source))) {
+                            problems.add(name + ": " + root.relativize(dockerfile) + " copies " + source
+                                + ", which does not exist in its context " + context);
+                        }
+                    }
+                }
+            } else if (service.get("image") == null) {
+                problems.add(name + ": neither build nor image");
+            }
+            for (Object volume : (List<Object>) service.getOrDefault("volumes", List.of())) {
+                String source = volume instanceof Map<?, ?> map ? String.valueOf(map.get("source")) : String.valueOf(volume).split(":")[0];
+                if (source.startsWith("/") && !Files.exists(Path.of(source))) {
+                    problems.add(name + ": mounts " + source + ", which does not exist");
+                }
+            }
+        }
+        assertThat(problems).as("files docker/docker-compose.yml refers to").isEmpty();
+        assertThat(dockerfiles).contains(docker.resolve("kvs-server/Dockerfile"), docker.resolve("james/Dockerfile"));
+    }
+
+    @Test
+    void grafanaDashboardIsValidJsonOnTheProvisionedDatasource() throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        Set<String> datasourceUids = new HashSet<>();
+        for (Path file : files(docker.resolve("grafana/provisioning/datasources"), ".yml")) {
+            for (Object ds : (List<?>) RigFiles.yaml(file).get("datasources")) {
+                datasourceUids.add(String.valueOf(((Map<?, ?>) ds).get("uid")));
+            }
+        }
+        assertThat(datasourceUids).as("provisioned datasource uids").isNotEmpty();
+        for (Path file : files(docker.resolve("grafana/provisioning/dashboards"), ".yml")) {
+            assertThat(RigFiles.yaml(file)).as(file.toString()).containsKey("providers");
+        }
+
+        List<Path> dashboards = files(docker.resolve("grafana/dashboards"), ".json");
+        assertThat(dashboards).isNotEmpty();
+        List<String> problems = new ArrayList<>();
+        Set<String> exprs = new HashSet<>();
+        for (Path file : dashboards) {
+            JsonNode dashboard;
+            try {
+                dashboard = json.readTree(file.toFile());
+            } catch (IOException e) {
+                fail(file + " is not valid JSON: " + e.getMessage());
+                return;
+            }
+            assertThat(dashboard.path("uid").asText()).as(file + " uid").isNotBlank();
+            assertThat(dashboard.path("title").asText()).as(file + " title").isNotBlank();
+            assertThat(dashboard.path("panels").size()).as(file + " panels").isPositive();
+            for (JsonNode panel : dashboard.path("panels")) {
+                if ("row".equals(panel.path("type").asText())) {
+                    continue;
+                }
+                String uid = panel.path("datasource").path("uid").asText();
+                if (!datasourceUids.contains(uid)) {
+                    problems.add(file.getFileName() + " '" + panel.path("title").asText() + "': datasource uid '" + uid + "' is not provisioned");
+                }
+                if (panel.path("targets").isEmpty()) {
+                    problems.add(file.getFileName() + " '" + panel.path("title").asText() + "': no query");
+                }
+                panel.path("targets").forEach(t -> exprs.add(t.path("expr").asText()));
+            }
+        }
+        assertThat(problems).isEmpty();
+        // The panels the rig promises (docker/README.md).
+        for (String metric : List.of("kvs_requests_total", "kvs_errors_total", "kvs_queue_size", "kvs_journal_bytes",
+            "kvs_connections", "kvs_block_seconds_bucket", "kvs_commit_seconds_bucket", "mailQueueSize:", "enqueuedMail:")) {
+            assertThat(exprs).as("a dashboard query on " + metric).anyMatch(e -> e.contains(metric));
+        }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void prometheusConfigParsesAndScrapesTheRigServices() throws IOException {
+        Map<String, Object> prometheus = RigFiles.yaml(docker.resolve("prometheus/prometheus.yml"));
+        List<Map<String, Object>> jobs = (List<Map<String, Object>>) prometheus.get("scrape_configs");
+        assertThat(jobs).as("scrape_configs").isNotEmpty();
+        Map<String, Object> services = (Map<String, Object>) RigFiles.yaml(Files.readString(RigFiles.composeFile())).get("services");
+        Set<String> targets = new HashSet<>();
+        for (Map<String, Object> job : jobs) {
+            for (Map<String, Object> staticConfig : (List<Map<String, Object>>) job.get("static_configs")) {
+                for (Object target : (List<Object>) staticConfig.get("targets")) {
+                    String host = String.valueOf(target).split(":")[0];
+                    assertThat(services).as("job " + job.get("job_name") + " target " + target + " is a compose service").containsKey(host);
+                    targets.add(String.valueOf(target));
+                }
+            }
+        }
+        String metricsPort = kvsServerProperties().getProperty("metrics.port");
+        String webadminPort = properties(root.resolve("james-conf/webadmin.properties")).getProperty("port");
+        assertThat(targets).containsExactlyInAnyOrder(
+            "kvs1:" + metricsPort, "kvs2:" + metricsPort, "kvs3:" + metricsPort, "james:" + webadminPort);
+    }
+
+    /** The ports the Dockerfiles, compose file and prometheus.yml use are those of the process rig's files. */
+    @Test
+    void processRigConfigurationMatchesWhatTheRigAssumes() throws IOException {
+        Properties server = kvsServerProperties();
+        assertThat(server.getProperty("listen.port")).as("conf/kvs-server.properties listen.port (EXPOSE, KVS_SERVERS)").isEqualTo("7400");
+        assertThat(server.getProperty("metrics.port")).as("conf/kvs-server.properties metrics.port (EXPOSE, healthcheck)").isEqualTo("9464");
+        assertThat(server.getProperty("metrics.enabled", "true")).as("conf/kvs-server.properties metrics.enabled").isEqualTo("true");
+        Properties spool = properties(root.resolve("james-conf/kvs-spool.properties"));
+        assertThat(spool.getProperty("password", "")).as("james-conf/kvs-spool.properties password = conf auth.password")
+            .isEqualTo(server.getProperty("auth.password"));
+        assertThat(spool.getProperty("user", "james")).as("james-conf/kvs-spool.properties user = conf auth.user")
+            .isEqualTo(server.getProperty("auth.user", "james"));
+        assertThat(properties(root.resolve("james-conf/webadmin.properties")).getProperty("port"))
+            .as("james-conf/webadmin.properties port (EXPOSE, healthcheck, prometheus.yml)").isEqualTo("8000");
+        Matcher bind = Pattern.compile("<bind>[^<]*:(\\d+)</bind>").matcher(Files.readString(root.resolve("james-conf/smtpserver.xml")));
+        assertThat(bind.find()).as("james-conf/smtpserver.xml has a <bind>").isTrue();
+        assertThat(bind.group(1)).as("james-conf/smtpserver.xml SMTP port (EXPOSE, healthcheck, loadgen)").isEqualTo("2525");
+    }
+
+    /** docker/james/entrypoint.sh still finds in james-conf/ each element it overrides for the container. */
+    @Test
+    void jamesEntrypointAppliesItsContainerValuesToJamesConf(@TempDir Path home) throws IOException {
+        // The entrypoint runs in the Debian-based image with GNU sed (sed -i); BSD sed (macOS) differs.
+        Assumptions.assumeTrue(RigFiles.run(home, Map.of(), COMMAND_TIMEOUT, "sed", "--version").exitCode() == 0,
+            "needs GNU sed, as in the James image (docker/james/entrypoint.sh uses sed -i)");
+        RigFiles.Run run = RigFiles.run(home, Map.of("JAMES_HOME", home.toString(),
+                "JAMES_CONF_SOURCE", root.resolve("james-conf").toString()),
+            COMMAND_TIMEOUT, "sh", docker.resolve("james/entrypoint.sh").toString(), "--prepare-only");
+        assertThat(run.exitCode()).as("entrypoint.sh --prepare-only:\n%s", run.output()).isZero();
+        Path conf = home.resolve("conf");
+        assertThat(properties(conf.resolve("kvs-spool.properties")).getProperty("servers")).isEqualTo("kvs1:7400,kvs2:7400,kvs3:7400");
+        assertThat(properties(conf.resolve("webadmin.properties")))
+            .containsEntry("host", "0.0.0.0")
+            .containsEntry("extensions.routes", "org.apache.james.webadmin.dropwizard.MetricsRoutes");
+        assertThat(Files.readString(conf.resolve("smtpserver.xml"))).contains("<bind>0.0.0.0:2525</bind>");
+        assertThat(Files.readString(conf.resolve("mailetcontainer.xml"))).contains("<gateway>sink</gateway>", "<gatewayPort>2526</gatewayPort>");
+        assertThat(Files.readString(conf.resolve("dnsservice.xml"))).contains("<server>127.0.0.11</server>");
+        // Everything else is james-conf as is.
+        for (String unchanged : List.of("mailrepositorystore.xml", "logback.xml", "jvm.properties", "domainlist.xml")) {
+            assertThat(conf.resolve(unchanged)).hasSameTextualContentAs(root.resolve("james-conf").resolve(unchanged));
+        }
+    }
+
+    /** docker-compose -f docker/docker-compose.yml ARGS in the repository root. */
+    private RigFiles.Run dockerCompose(String... args) {
+        if (RigFiles.onPath("docker-compose") == null) {
+            fail("docker-compose is not on PATH. It is a prerequisite of this build: run bin/setup "
+                + "(it installs the Debian package docker-compose), then run the tests again.");
+        }
+        List<String> command = new ArrayList<>(List.of("docker-compose", "-f", "docker/docker-compose.yml"));
+        command.addAll(List.of(args));
+        return RigFiles.run(root, Map.of(), COMMAND_TIMEOUT, command.toArray(String[]::new));
+    }
+
+    private Properties kvsServerProperties() throws IOException {
+        return properties(root.resolve("conf/kvs-server.properties"));
+    }
+
+    private static Properties properties(Path file) throws IOException {
+        Properties properties = new Properties();
+        try (InputStream in = Files.newInputStream(file)) {
+            properties.load(in);
+        }
+        return properties;
+    }
+
+    private static List<Path> files(Path directory, String suffix) throws IOException {
+        try (Stream<Path> files = Files.list(directory)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(suffix)).sorted().toList();
+        }
+    }
+}
