@@ -15,6 +15,15 @@ public interface KvsQueue extends AutoCloseable {
     /** Appends a message with a client-chosen id (1..255 bytes). {@link Ack#value()} is its position. */
     CompletableFuture<Ack> put(byte[] id, int priority, long notBefore, byte[] state, byte[] body);
 
+    /**
+     * Like {@link #put}, but a live message with the same id is replaced atomically (one journal
+     * record on the server: after any crash the old or the new version is there, never neither).
+     */
+    default CompletableFuture<Ack> putReplacing(byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
+        return CompletableFuture.completedFuture(Ack.failed(org.jameskvs.protocol.Status.UNKNOWN_OPCODE,
+                getClass().getSimpleName() + " does not support putReplacing"));
+    }
+
     CompletableFuture<Ack> delete(byte[] id);
 
     /** Rewrites the mutable part of a message (priority, notBefore, state) in place. */

@@ -1,6 +1,7 @@
 package org.jameskvs.client;
 
 import org.jameskvs.protocol.Opcode;
+import org.jameskvs.protocol.RequestDescriptor;
 import org.jameskvs.protocol.Requests;
 import org.jameskvs.protocol.Status;
 import org.jameskvs.protocol.Wire;
@@ -77,6 +78,15 @@ final class QueueHandle implements KvsQueue {
 
     @Override
     public CompletableFuture<Ack> put(byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
+        return put(0, id, priority, notBefore, state, body);
+    }
+
+    @Override
+    public CompletableFuture<Ack> putReplacing(byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
+        return put(RequestDescriptor.FLAG_REPLACE_EXISTING, id, priority, notBefore, state, body);
+    }
+
+    private CompletableFuture<Ack> put(int flags, byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
         String bad = checkId(id) != null ? checkId(id) : checkPriority(priority);
         if (bad == null && body == null) {
             bad = "body is null";
@@ -86,7 +96,7 @@ final class QueueHandle implements KvsQueue {
         }
         byte[] st = state == null ? EMPTY : state;
         return call(Opcode.PUT, HEADER_HINT + id.length + st.length + body.length,
-                (out, seq, h) -> Requests.put(out, seq, h, id, priority, notBefore, st, body), ResultDecoders.ACK_WITH_VALUE);
+                (out, seq, h) -> Requests.put(out, seq, h, flags, id, priority, notBefore, st, body), ResultDecoders.ACK_WITH_VALUE);
     }
 
     @Override

@@ -14,6 +14,13 @@ public final class RequestDescriptor {
     /** Bytes after the length field that every request has. */
     public static final int HEADER_SIZE = PAYLOAD_OFFSET;
 
+    /**
+     * PUT flag: if a live message has the id, the new one replaces it in one atomic step (one journal
+     * record: after a crash either the old or the new version is there, never neither). The new
+     * version gets a new position. Without the flag such a PUT is answered DUPLICATE_ID.
+     */
+    public static final int FLAG_REPLACE_EXISTING = 0x0001;
+
     private RequestDescriptor() {
     }
 }

@@ -28,7 +28,14 @@ public final class Requests {
 
     public static void put(ByteBuf out, long seq, int handle, byte[] id, int priority, long notBefore,
                            byte[] state, byte[] body) {
+        put(out, seq, handle, 0, id, priority, notBefore, state, body);
+    }
+
+    /** PUT with header flags, e.g. {@link RequestDescriptor#FLAG_REPLACE_EXISTING}. */
+    public static void put(ByteBuf out, long seq, int handle, int flags, byte[] id, int priority, long notBefore,
+                           byte[] state, byte[] body) {
         int start = Frames.beginRequest(out, Opcode.PUT, seq, handle);
+        out.setShort(start + 4 + RequestDescriptor.FLAGS_OFFSET, flags);
         Wire.writeId(out, id);
         out.writeByte(priority);
         out.writeLong(notBefore);

@@ -66,7 +66,8 @@
  *               i64 epoch, i64 maxMessages (0 = server default),  i64 size
  *               i64 maxBytes (0 = server default), string owner
  * PUT     0x03  id, u8 priority, i64 notBefore (epoch ms),        i64 position
- *               blob state, tail body
+ *               blob state, tail body; flag 0x0001 in the header
+ *               = replace a live message with this id atomically
  * DELETE  0x04  id                                                (empty)
  * REPLACE 0x05  id, u8 priority, i64 notBefore, blob state        (empty)
  * GET     0x06  id                                                message record

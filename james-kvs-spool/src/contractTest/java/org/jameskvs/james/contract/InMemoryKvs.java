@@ -82,6 +82,17 @@ public final class InMemoryKvs implements KvsQueueOpener {
         }
 
         @Override
+        public synchronized CompletableFuture<Ack> putReplacing(byte[] id, int priority, long notBefore, byte[] state,
+                                                              byte[] body) {
+            Long old = positionById.remove(key(id));
+            if (old != null) {
+                byPosition.remove(old);
+                txn--; // one transaction for the swap, as on the server
+            }
+            return put(id, priority, notBefore, state, body);
+        }
+
+        @Override
         public synchronized CompletableFuture<Ack> delete(byte[] id) {
             Long position = positionById.remove(key(id));
             if (position == null) {

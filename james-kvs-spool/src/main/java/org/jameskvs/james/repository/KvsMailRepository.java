@@ -32,9 +32,9 @@ import org.jameskvs.protocol.StoredMessage;
  * longer than the 255 bytes an id may hold); the state blob holds the key itself so listing needs no
  * decoding; the body is the {@link MailCodec encoded mail}.
  *
- * <p>Storing a key again replaces the mail. The protocol has no atomic "replace body", so this is a
- * DELETE then PUT: a crash between the two loses that one update's mail. Repositories hold mail that
- * already failed (error, spam...), and a re-store is rare (reprocessing), so this is accepted.
+ * <p>Storing a key again replaces the mail with one replacing PUT ({@code KvsQueue#putReplacing}):
+ * one journal record on the server, so after any crash either the old or the new version is there,
+ * never neither.
  */
 public class KvsMailRepository implements MailRepository {
     private static final int MAX_ID_BYTES = 255;
@@ -70,13 +70,6 @@ public class KvsMailRepository implements MailRepository {
         byte[] state = key.asString().getBytes(StandardCharsets.UTF_8);
         byte[] body = MailCodec.encode(mail);
         Ack ack = put(id, state, body);
-        if (ack.status() == Status.DUPLICATE_ID) {
-            Ack deleted = delete(id);
-            if (!deleted.isOk() && deleted.status() != Status.NOT_FOUND) {
-                throw new MessagingException("Cannot replace " + key.asString() + " in " + queueName + ": " + deleted.status());
-            }
-            ack = put(id, state, body);
-        }
         if (!ack.isOk()) {
             throw new MessagingException("Cannot store " + key.asString() + " in " + queueName + ": " + ack.status() + " " + ack.reason());
         }
@@ -117,7 +110,7 @@ public class KvsMailRepository implements MailRepository {
     }
 
     private Ack put(byte[] id, byte[] state, byte[] body) throws MessagingException {
-        return call(() -> Futures.await(queue().put(id, 0, 0, state, body), configuration.requestTimeout(), "put " + queueName));
+        return call(() -> Futures.await(queue().putReplacing(id, 0, 0, state, body), configuration.requestTimeout(), "put " + queueName));
     }
 
     private Ack delete(byte[] id) throws MessagingException {

@@ -10,6 +10,7 @@ import org.jameskvs.protocol.MalformedPayloadException;
 import org.jameskvs.protocol.OpenMode;
 import org.jameskvs.protocol.Opcode;
 import org.jameskvs.protocol.OversizedFrame;
+import org.jameskvs.protocol.RequestDescriptor;
 import org.jameskvs.protocol.Status;
 import org.jameskvs.protocol.Wire;
 import org.jameskvs.server.storage.QueueState;
@@ -111,6 +112,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         byte code = Frames.requestOpcode(frame);
         long seq = Frames.requestSequence(frame);
         int handleId = Frames.requestHandle(frame);
+        int flags = Frames.requestFlags(frame);
         server.metrics.request(code);
         Opcode op = Opcode.fromCode(code);
         int mark = out.writerIndex();
@@ -118,7 +120,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         String reason = null;
         try {
             Frames.skipRequestHeader(frame);
-            status = op == null ? Status.UNKNOWN_OPCODE : apply(ctx, op, seq, handleId, frame, out);
+            status = op == null ? Status.UNKNOWN_OPCODE : apply(ctx, op, seq, handleId, flags, frame, out);
         } catch (MalformedPayloadException e) {
             status = Status.BAD_REQUEST;
             reason = e.getMessage();
@@ -137,7 +139,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     }
 
     /** Applies one request; on OK it has written the whole response, on error the caller writes it. */
-    private Status apply(ChannelHandlerContext ctx, Opcode op, long seq, int handleId, ByteBuf in, ByteBuf out) {
+    private Status apply(ChannelHandlerContext ctx, Opcode op, long seq, int handleId, int flags, ByteBuf in,
+                         ByteBuf out) {
         switch (op) {
             case PING -> {
                 int start = Frames.beginResponse(out, op.code(), Status.OK, seq, 0);
@@ -181,12 +184,13 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                         return Status.STALE_EPOCH;
                     }
                 }
-                return applyToQueue(ctx.channel(), op, seq, handleId, h, in, out);
+                return applyToQueue(ctx.channel(), op, seq, handleId, flags, h, in, out);
             }
         }
     }
 
-    private Status applyToQueue(Channel ch, Opcode op, long seq, int handleId, QueueHandle h, ByteBuf in, ByteBuf out) {
+    private Status applyToQueue(Channel ch, Opcode op, long seq, int handleId, int flags, QueueHandle h, ByteBuf in,
+                                ByteBuf out) {
         QueueState q = h.queue();
         switch (op) {
             case PUT -> {
@@ -195,7 +199,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                 long notBefore = Wire.readLong(in);
                 int stateLen = Wire.readBlobLength(in);
                 ByteBuf state = in.readSlice(stateLen);
-                Status s = server.store.put(q, id, priority, notBefore, state, in);
+                boolean replace = (flags & RequestDescriptor.FLAG_REPLACE_EXISTING) != 0;
+                Status s = server.store.put(q, id, priority, notBefore, state, in, replace);
                 if (s != Status.OK) {
                     return s;
                 }

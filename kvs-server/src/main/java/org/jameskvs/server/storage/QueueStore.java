@@ -183,6 +183,15 @@ public final class QueueStore implements AutoCloseable {
 
     /** On OK, the new message's position is {@code q.nextPosition() - 1}. */
     public Status put(QueueState q, byte[] id, int priority, long notBefore, ByteBuf state, ByteBuf body) {
+        return put(q, id, priority, notBefore, state, body, false);
+    }
+
+    /**
+     * @param replaceExisting when a live message has this id, replace it: ONE journal record, whose
+     *                        replay also kills the old version, so a crash leaves old or new, never neither
+     */
+    public Status put(QueueState q, byte[] id, int priority, long notBefore, ByteBuf state, ByteBuf body,
+                      boolean replaceExisting) {
         StoredQueue sq = live(q);
         if (sq == null) {
             return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
@@ -192,11 +201,14 @@ public final class QueueStore implements AutoCloseable {
         }
         try {
             int hash = LiveIdTable.hash(id, 0, id.length);
-            if (find(sq, id, hash) >= 0) {
+            int existing = find(sq, id, hash);
+            if (existing >= 0 && !replaceExisting) {
                 return fail(Status.DUPLICATE_ID, "a live message has this id");
             }
             int bodyLen = body.readableBytes();
-            if (sq.index.size() + 1 > sq.maxMessages || sq.index.bytes() + bodyLen > sq.maxBytes) {
+            int countAfter = sq.index.size() + (existing >= 0 ? 0 : 1);
+            long bytesAfter = sq.index.bytes() + bodyLen - (existing >= 0 ? sq.index.bodyLength(existing) : 0);
+            if (countAfter > sq.maxMessages || bytesAfter > sq.maxBytes) {
                 return fail(Status.QUEUE_FULL, "queue " + sq.name + " holds " + sq.index.size() + " messages, "
                         + sq.index.bytes() + " bytes (limits " + sq.maxMessages + ", " + sq.maxBytes + ")");
             }
@@ -204,6 +216,9 @@ public final class QueueStore implements AutoCloseable {
             long txn = sq.txn + 1;
             long loc = records.put(sq.id, txn, position, id, priority & 0xFF, notBefore, state, body);
             int recordLength = ID + id.length + AFTER_ID_FIXED + state.readableBytes() + 4 + bodyLen;
+            if (existing >= 0) {
+                queues.deleted(sq, existing, txn); // same record, same transaction: replay does the same
+            }
             queues.put(sq, position, loc, recordLength, bodyLen, notBefore, hash, txn);
             unsynced = true;
             return Status.OK;

@@ -246,6 +246,13 @@ final class Recovery {
                         queues.copied(q, slot, location, length, notBefore);
                     } else {
                         long txnAfter = type == TYPE_COPY ? q.txn : txn;
+                        if (type == TYPE_PUT) {
+                            // Only a replacing PUT can meet a live message with its id: kill the old version.
+                            int old = findById(q, hash, idLen);
+                            if (old >= 0) {
+                                queues.deleted(q, old, txn);
+                            }
+                        }
                         queues.put(q, position, location, length, bodyLen, notBefore, hash, txnAfter);
                     }
                 }
@@ -280,6 +287,18 @@ final class Recovery {
         } catch (RuntimeException e) {
             return "malformed " + typeName(type) + " record: " + e;
         }
+    }
+
+    /** By id bytes (a replacing PUT carries the id, not the old position); reads the journal only on a hash match. */
+    private int findById(StoredQueue q, int hash, int idLen) {
+        byte[] id = java.util.Arrays.copyOfRange(buf, ID, ID + idLen);
+        return q.index.find(hash, slot -> {
+            try {
+                return journal.idEquals(q.index.location(slot), id);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
     }
 
     private int find(StoredQueue q, ByteBuffer bb) {
