@@ -42,7 +42,7 @@ final class ServerProcess implements AutoCloseable {
         Files.writeString(conf, sb.toString());
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("-Xmx512m");
+        cmd.add("-Xmx256m");
         for (String flag : System.getProperty("kvs.test.jvmFlags", ChronicleFlags.JDK17).split(" ")) {
             cmd.add(flag);
         }

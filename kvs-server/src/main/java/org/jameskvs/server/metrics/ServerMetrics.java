@@ -34,6 +34,7 @@ import java.util.function.ToDoubleFunction;
  * kvs_block_seconds                 time to apply one block of requests (histogram; p50/p99 exported)
  * kvs_commit_seconds                time of one group commit (histogram)
  * kvs_block_requests                requests per block (how well pipelining batches)
+ * jvm_memory_used_bytes{area,id}    heap and off-heap use (plus jvm_gc_*, process_cpu_usage)
  * </pre>
  * Gauges of queue sizes are read by the scrape thread while the event loop writes them: a scrape may
  * see a value one block old, which is fine for monitoring and keeps the hot path lock-free.
@@ -67,6 +68,10 @@ public final class ServerMetrics {
                 .minimumExpectedValue(Duration.ofNanos(1000)).maximumExpectedValue(Duration.ofSeconds(1))
                 .register(registry);
         blockRequests = DistributionSummary.builder("kvs.block.requests").register(registry);
+        // JVM heap/GC/CPU: operators check that payloads stay off-heap (heap flat as queues grow).
+        new io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics().bindTo(registry);
+        new io.micrometer.core.instrument.binder.jvm.JvmGcMetrics().bindTo(registry);
+        new io.micrometer.core.instrument.binder.system.ProcessorMetrics().bindTo(registry);
     }
 
     public MeterRegistry registry() {
