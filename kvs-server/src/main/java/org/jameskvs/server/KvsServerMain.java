@@ -13,6 +13,7 @@ public final class KvsServerMain {
     }
 
     public static void main(String[] args) throws InterruptedException {
+        hotPathDefaults();
         ServerConfig config = args.length > 0 ? ServerConfig.load(Path.of(args[0]))
                 : ServerConfig.fromProperties(new java.util.Properties());
         org.slf4j.LoggerFactory.getLogger(KvsServerMain.class).info("starting with {}", config);
@@ -23,5 +24,23 @@ public final class KvsServerMain {
             stopped.countDown();
         }, "kvs-shutdown"));
         stopped.await();
+    }
+
+    /**
+     * Per-access safety checks that cost a measurable share of the hot path and buy nothing here:
+     * the store is confined to one thread by design (Chronicle's single-threaded check), and every
+     * buffer access is bounds-checked by our own field readers first (Netty's accessibility and
+     * bounds checks). Set before those libraries load; an explicit -D on the command line wins.
+     */
+    static void hotPathDefaults() {
+        defaultProperty("disable.single.threaded.check", "true");
+        defaultProperty("io.netty.buffer.checkAccessible", "false");
+        defaultProperty("io.netty.buffer.checkBounds", "false");
+    }
+
+    private static void defaultProperty(String key, String value) {
+        if (System.getProperty(key) == null) {
+            System.setProperty(key, value);
+        }
     }
 }
