@@ -1,0 +1,212 @@
+package org.jameskvs.replication;
+
+import org.jameskvs.client.Ack;
+import org.jameskvs.client.GetResult;
+import org.jameskvs.client.KvsClient;
+import org.jameskvs.client.KvsClientConfig;
+import org.jameskvs.client.KvsQueue;
+import org.jameskvs.client.OpenOptions;
+import org.jameskvs.client.OpenResult;
+import org.jameskvs.client.QueueStat;
+import org.jameskvs.client.ReadResult;
+import org.jameskvs.protocol.OpenMode;
+import org.jameskvs.protocol.Status;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Consumer;
+
+/**
+ * The real network under the state machine: one {@link KvsClient} per node and path (two per node,
+ * possibly to different addresses), each queue's latest handle per connection, and answers posted
+ * back onto the state machine's thread.
+ *
+ * <p>A connection that cannot be established yet is retried in the background; meanwhile requests
+ * on it are answered CONNECTION_LOST at once, and the heartbeat marks the path NG.
+ */
+final class KvsNodeTransport implements NodeTransport, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(KvsNodeTransport.class);
+
+    private final ReplicationConfig config;
+    private final Executor coreThread;
+    private final Consumer<NodeResponse> sink;
+    private final Map<String, PathClient> clients = new HashMap<>();
+    private final ExecutorService connector;
+    private volatile boolean closed;
+
+    /** One node path: the client and, per queue, the handles of the latest OPENs (state machine thread only). */
+    private final class PathClient {
+        final String node;
+        final NodePath path;
+        final KvsClientConfig clientConfig;
+        volatile KvsClient client;
+        final Map<String, KvsQueue> writeHandles = new HashMap<>();
+        final Map<String, KvsQueue> readHandles = new HashMap<>();
+
+        PathClient(String node, NodePath path, KvsClientConfig clientConfig) {
+            this.node = node;
+            this.path = path;
+            this.clientConfig = clientConfig;
+        }
+
+        void connectLoop() {
+            long backoff = 100;
+            while (!closed && client == null) {
+                try {
+                    client = KvsClient.connect(clientConfig);
+                    LOG.info("replication: connected to {}/{} at {}:{}", node, path, clientConfig.host(), clientConfig.port());
+                } catch (RuntimeException e) {
+                    LOG.debug("replication: {}/{} not reachable yet: {}", node, path, e.getMessage());
+                    try {
+                        Thread.sleep(backoff);
+                    } catch (InterruptedException ie) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                    backoff = Math.min(2000, backoff * 2);
+                }
+            }
+        }
+    }
+
+    KvsNodeTransport(ReplicationConfig config, Executor coreThread, Consumer<NodeResponse> sink) {
+        this.config = config;
+        this.coreThread = coreThread;
+        this.sink = sink;
+        List<PathClient> all = new ArrayList<>();
+        for (ReplicationConfig.NodeSpec n : config.nodes()) {
+            for (NodePath p : NodePath.values()) {
+                KvsClientConfig cc = KvsClientConfig.builder().host(n.host(p)).port(n.port(p))
+                        .credentials(config.user(), config.password())
+                        // The state machine times requests out itself (and switches paths); the
+                        // client's own timeout is only a backstop.
+                        .requestTimeout(config.requestTimeout().multipliedBy(3))
+                        .connectTimeout(Duration.ofMillis(Math.max(500, config.heartbeatTimeout().toMillis())))
+                        .reconnectBackoff(Duration.ofMillis(100), Duration.ofMillis(1000))
+                        .build();
+                PathClient pc = new PathClient(n.name(), p, cc);
+                clients.put(key(n.name(), p), pc);
+                all.add(pc);
+            }
+        }
+        connector = Executors.newFixedThreadPool(all.size(), r -> {
+            Thread t = new Thread(r, "kvs-replication-connect");
+            t.setDaemon(true);
+            return t;
+        });
+        for (PathClient pc : all) {
+            connector.execute(pc::connectLoop);
+        }
+    }
+
+    private static String key(String node, NodePath p) {
+        return node + "/" + p;
+    }
+
+    @Override
+    public void send(NodeRequest r) {
+        PathClient pc = clients.get(key(r.node(), r.path()));
+        KvsClient c = pc == null ? null : pc.client;
+        long tok = r.token();
+        if (c == null) {
+            answerLater(NodeResponse.failed(tok, Status.CONNECTION_LOST, "not connected"));
+            return;
+        }
+        switch (r.op()) {
+            case PING -> c.ping().thenAccept(a -> answer(NodeResponse.of(tok, a.status(), a.txn(), a.value(), a.reason())));
+            case OPEN_WRITE, OPEN_READ -> {
+                boolean write = r.op() == NodeOp.OPEN_WRITE;
+                OpenOptions o = write ? new OpenOptions(OpenMode.WRITE, r.epoch(), 0, 0, r.owner()) : OpenOptions.reader();
+                c.open(r.queue(), o).thenAccept(res -> coreThread.execute(() -> opened(pc, r, write, res)));
+            }
+            default -> {
+                KvsQueue q = (r.viaReadHandle() ? pc.readHandles : pc.writeHandles).get(r.queue());
+                if (q == null) {
+                    answerLater(NodeResponse.failed(tok, Status.CONNECTION_LOST, "no handle on this connection"));
+                    return;
+                }
+                dispatch(q, r);
+            }
+        }
+    }
+
+    private void opened(PathClient pc, NodeRequest r, boolean write, OpenResult res) {
+        if (res.isOk()) {
+            KvsQueue old = (write ? pc.writeHandles : pc.readHandles).put(r.queue(), res.queue());
+            if (old != null && old != res.queue()) {
+                old.close(); // fenced by the new one anyway; release the server handle
+            }
+        }
+        sink.accept(new NodeResponse(r.token(), res.status(), res.txn(), 0, res.reason(), res.epoch(), res.size(),
+                null, null, null));
+    }
+
+    private void dispatch(KvsQueue q, NodeRequest r) {
+        long tok = r.token();
+        switch (r.op()) {
+            case PUT -> q.put(r.id(), r.priority(), r.notBefore(), r.state(), r.body()).thenAccept(a -> answer(ack(tok, a)));
+            case DELETE -> q.delete(r.id()).thenAccept(a -> answer(ack(tok, a)));
+            case REPLACE -> q.replace(r.id(), r.priority(), r.notBefore(), r.state()).thenAccept(a -> answer(ack(tok, a)));
+            case CLEAR -> q.clear().thenAccept(a -> answer(ack(tok, a)));
+            case GET -> q.get(r.id()).thenAccept((GetResult g) -> answer(new NodeResponse(tok, g.status(), g.txn(), 0,
+                    g.reason(), 0, 0, g, null, null)));
+            case READ -> q.read(r.fromPosition(), r.maxCount(), r.maxBytes(), r.readyBefore()).thenAccept((ReadResult rr) ->
+                    answer(new NodeResponse(tok, rr.status(), rr.txn(), 0, rr.reason(), 0, 0, null, rr, null)));
+            case STAT -> q.stat().thenAccept((QueueStat st) -> answer(new NodeResponse(tok, st.status(), st.txn(), 0,
+                    st.reason(), 0, 0, null, null, st)));
+            default -> answerLater(NodeResponse.failed(tok, Status.BAD_REQUEST, "unsupported " + r.op()));
+        }
+    }
+
+    private static NodeResponse ack(long token, Ack a) {
+        return NodeResponse.of(token, a.status(), a.txn(), a.value(), a.reason());
+    }
+
+    private void answer(NodeResponse r) {
+        coreThread.execute(() -> sink.accept(r));
+    }
+
+    /** Answers are never given from inside {@link #send}: the state machine is not re-entrant. */
+    private void answerLater(NodeResponse r) {
+        coreThread.execute(() -> sink.accept(r));
+    }
+
+    /** Releases the handles of one queue (state machine thread). */
+    void closeQueue(String queue) {
+        for (PathClient pc : clients.values()) {
+            KvsQueue w = pc.writeHandles.remove(queue);
+            if (w != null) {
+                w.close();
+            }
+            KvsQueue r = pc.readHandles.remove(queue);
+            if (r != null) {
+                r.close();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        connector.shutdownNow();
+        for (PathClient pc : clients.values()) {
+            KvsClient c = pc.client;
+            if (c != null) {
+                c.close();
+            }
+        }
+    }
+
+    /** For tests: whether every path has a connection. */
+    boolean allConnected() {
+        return clients.values().stream().allMatch(pc -> pc.client != null && pc.client.isConnected());
+    }
+}

@@ -1,0 +1,35 @@
+package org.jameskvs.replication;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The paper's management table (Table I): per queue and node, the network state of the active (A)
+ * and standby (S) path, the sync state and the transaction number. An immutable snapshot for
+ * metrics and the admin command that prints it.
+ */
+public record ManagementTable(List<Row> rows, Map<String, NetState[]> nodes) {
+
+    /** One copy of one queue. {@code txn} is -1 when unknown (isolated); {@code epoch} is the writer's epoch counter. */
+    public record Row(String queue, String node, NetState networkA, NetState networkS, SyncState sync, long txn,
+                      long epoch, String note) {
+    }
+
+    public ManagementTable {
+        rows = List.copyOf(rows);
+        nodes = Map.copyOf(nodes);
+    }
+
+    /** The table as text, one row per copy. */
+    public String format() {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format("%-28s %-10s %-6s %-6s %-10s %12s %10s  %s%n", "QUEUE", "KVS", "NET(A)", "NET(S)",
+                "SYNC", "TXN", "EPOCH", "NOTE"));
+        for (Row r : rows) {
+            sb.append(String.format("%-28s %-10s %-6s %-6s %-10s %12s %10d  %s%n", r.queue, r.node, r.networkA,
+                    r.networkS, r.sync, r.txn < 0 ? "-" : String.valueOf(r.txn), r.epoch,
+                    r.note));
+        }
+        return sb.toString();
+    }
+}

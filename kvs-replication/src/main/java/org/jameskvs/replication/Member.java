@@ -1,0 +1,57 @@
+package org.jameskvs.replication;
+
+import java.util.ArrayDeque;
+
+/**
+ * One copy of a replicated queue on one node: a row of the management table. Requests on the
+ * member's current path are answered in order (one TCP connection), which the transaction
+ * accounting relies on.
+ */
+final class Member {
+    final String node;
+    SyncState sync;
+    NodePath path;
+    /** Wire epoch of our write handle on this node: (fencing epoch << 20) | generation. */
+    long wireEpoch;
+    /** Our write handle at {@link #wireEpoch} is open on {@link #path}; else requests wait in {@link #backlog}. */
+    boolean open;
+    long openToken;
+    long openSentAt;
+    /**
+     * A SYNC copy that became unreachable while no other SYNC copy was reachable: it is kept (it is
+     * the authority) and the queue refuses writes until it is back.
+     */
+    boolean lost;
+    /** Mutations that were in flight when the copy became unreachable: they may land later. */
+    long uncertain;
+    /** The copy holds the replication record (so a record write is a REPLACE, else a PUT). */
+    boolean hasRecord;
+    /** Transaction number of the copy after the last answered mutation (exact: set by each OPEN). */
+    long txn = -1;
+    /**
+     * Seq of the latest record this copy applied while SYNC with nothing retried since, and the
+     * exact transaction number right after it; -1 once a retry or a state change makes the copy's
+     * mutation stream differ from the other copy's (see {@link MembershipRecord}).
+     */
+    long recordSeq = -1;
+    long recordTxn = -1;
+    /** Predicted transaction number once every dispatched mutation is applied; written in the record. */
+    long predictedTxn;
+    final ArrayDeque<Sent> inflight = new ArrayDeque<>();
+    final ArrayDeque<Sent> backlog = new ArrayDeque<>();
+
+    Member(String node, SyncState sync, NodePath path) {
+        this.node = node;
+        this.sync = sync;
+        this.path = path;
+    }
+
+    boolean writable() {
+        return !lost && (sync == SyncState.SYNC || sync == SyncState.REBUILDING);
+    }
+
+    @Override
+    public String toString() {
+        return node + "(" + sync + (lost ? ",lost" : "") + "," + path + (open ? "" : ",opening") + ",txn=" + txn + ")";
+    }
+}

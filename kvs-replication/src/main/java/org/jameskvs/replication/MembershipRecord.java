@@ -1,0 +1,94 @@
+package org.jameskvs.replication;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The replication's own record, stored as the state of the reserved message {@link Ids#RECORD_ID}
+ * inside the queue on every copy, and rewritten (a REPLACE, i.e. an ordinary fenced mutation) on
+ * each membership change and each lease renewal.
+ *
+ * <p>Why inside the queue: the record must be fenced exactly like the data. After a new owner has
+ * fenced the copies (OPEN with a higher epoch), the old owner can no longer change the record, so
+ * what the new owner reads afterwards is final. The version ({@code epoch.seq}) orders records; the
+ * highest version found names the current members and which of them are SYNC.
+ *
+ * <p>Proof of equality without reading the data: {@code refSeq} names an earlier record that both
+ * members applied while both were SYNC and no request had to be retried, and each entry's
+ * {@code refTxn} is the exact transaction number that member had right after applying it (learnt
+ * from its answer). From that point both copies received the same mutations in the same order, so
+ * if both now hold this record version, have the same size, and moved their transaction numbers by
+ * the same amount since {@code refTxn}, they applied the same mutations: both stay SYNC. Otherwise
+ * ({@code refSeq = -1}, a retry happened, deltas differ) the copy that is ahead is the source and
+ * the other one is rebuilt.
+ *
+ * @param renewals lease counter: grows at every renewal; a watcher that sees it unchanged for the
+ *                 lease timeout considers the owner gone
+ */
+record MembershipRecord(long epoch, long seq, String owner, long renewals, long refSeq, List<Entry> members) {
+
+    record Entry(String node, SyncState sync, long refTxn) {
+    }
+
+    boolean newerThan(MembershipRecord o) {
+        return o == null || epoch > o.epoch || (epoch == o.epoch && seq > o.seq);
+    }
+
+    Entry entry(String node) {
+        for (Entry e : members) {
+            if (e.node.equals(node)) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    byte[] encode() {
+        StringBuilder sb = new StringBuilder();
+        sb.append("v=").append(epoch).append('.').append(seq).append(";o=").append(owner.replace(';', '_'))
+                .append(";l=").append(renewals).append(";r=").append(refSeq).append(";m=");
+        for (int i = 0; i < members.size(); i++) {
+            Entry e = members.get(i);
+            sb.append(i == 0 ? "" : ",").append(e.node).append(':').append(e.sync).append(':').append(e.refTxn);
+        }
+        return sb.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** @return null when the bytes are not a record (never written, or foreign). */
+    static MembershipRecord decode(byte[] state) {
+        try {
+            String s = new String(state, StandardCharsets.UTF_8);
+            long epoch = 0, seq = 0, renewals = 0, refSeq = -1;
+            String owner = "";
+            List<Entry> members = new ArrayList<>();
+            for (String part : s.split(";")) {
+                int eq = part.indexOf('=');
+                String k = part.substring(0, eq), v = part.substring(eq + 1);
+                switch (k) {
+                    case "v" -> {
+                        int dot = v.indexOf('.');
+                        epoch = Long.parseLong(v.substring(0, dot));
+                        seq = Long.parseLong(v.substring(dot + 1));
+                    }
+                    case "o" -> owner = v;
+                    case "l" -> renewals = Long.parseLong(v);
+                    case "r" -> refSeq = Long.parseLong(v);
+                    case "m" -> {
+                        for (String m : v.split(",")) {
+                            if (m.isEmpty()) {
+                                continue;
+                            }
+                            String[] f = m.split(":");
+                            members.add(new Entry(f[0], SyncState.valueOf(f[1]), Long.parseLong(f[2])));
+                        }
+                    }
+                    default -> { }
+                }
+            }
+            return new MembershipRecord(epoch, seq, owner, renewals, refSeq, List.copyOf(members));
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+}

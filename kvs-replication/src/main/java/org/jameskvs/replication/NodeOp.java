@@ -1,0 +1,10 @@
+package org.jameskvs.replication;
+
+/** What a {@link NodeRequest} asks of one node; mirrors the wire opcodes the replication layer uses. */
+public enum NodeOp {
+    OPEN_WRITE, OPEN_READ, PUT, DELETE, REPLACE, CLEAR, GET, READ, STAT, PING;
+
+    public boolean isMutation() {
+        return this == PUT || this == DELETE || this == REPLACE || this == CLEAR;
+    }
+}

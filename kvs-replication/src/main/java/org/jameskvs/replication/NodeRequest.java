@@ -1,0 +1,34 @@
+package org.jameskvs.replication;
+
+/**
+ * A command of the state machine: send one request to one node on one path. The transport answers
+ * it exactly once with a {@link NodeResponse} carrying the same token (a lost or late answer is the
+ * state machine's business: it times requests out itself). Queue requests go to the handle of the
+ * latest successful OPEN of that queue on that node and path ({@code OPEN_READ} handles are kept
+ * apart from write handles).
+ *
+ * @param epoch   OPEN only: the wire epoch
+ * @param owner   OPEN only: the owner name stored with the queue
+ * @param viaReadHandle use the handle of the latest OPEN_READ instead of the write handle (probing)
+ */
+public record NodeRequest(long token, String node, NodePath path, String queue, NodeOp op,
+                          byte[] id, int priority, long notBefore, byte[] state, byte[] body,
+                          long fromPosition, int maxCount, int maxBytes, long readyBefore,
+                          long epoch, String owner, boolean viaReadHandle) {
+
+    static NodeRequest ping(long token, String node, NodePath path) {
+        return new NodeRequest(token, node, path, null, NodeOp.PING, null, 0, 0, null, null, 0, 0, 0, 0, 0, null, false);
+    }
+
+    static NodeRequest open(long token, String node, NodePath path, String queue, boolean write, long epoch,
+                            String owner) {
+        return new NodeRequest(token, node, path, queue, write ? NodeOp.OPEN_WRITE : NodeOp.OPEN_READ, null, 0, 0,
+                null, null, 0, 0, 0, 0, epoch, owner, false);
+    }
+
+    @Override
+    public String toString() {
+        return "NodeRequest{" + token + " " + op + " " + node + "/" + path + " " + queue
+                + (id == null ? "" : " id=" + Ids.show(id)) + (op.name().startsWith("OPEN") ? " epoch=" + epoch : "") + "}";
+    }
+}

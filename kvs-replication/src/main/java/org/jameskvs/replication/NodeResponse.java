@@ -1,0 +1,28 @@
+package org.jameskvs.replication;
+
+import org.jameskvs.client.GetResult;
+import org.jameskvs.client.QueueStat;
+import org.jameskvs.client.ReadResult;
+import org.jameskvs.protocol.Status;
+
+/**
+ * A node's answer to a {@link NodeRequest}, fed back into the state machine. {@code txn} is the
+ * queue's transaction number after the request (-1 when unknown, e.g. client-side TIMEOUT);
+ * {@code value} is the PUT position or PING time; OPEN fills {@code epoch} and {@code size};
+ * GET/READ/STAT fill their result.
+ */
+public record NodeResponse(long token, Status status, long txn, long value, String reason,
+                           long epoch, long size, GetResult get, ReadResult read, QueueStat stat) {
+
+    public static NodeResponse of(long token, Status status, long txn, long value, String reason) {
+        return new NodeResponse(token, status, txn, value, reason, 0, 0, null, null, null);
+    }
+
+    public static NodeResponse failed(long token, Status status, String reason) {
+        return new NodeResponse(token, status, -1, 0, reason, 0, 0, null, null, null);
+    }
+
+    public boolean isOk() {
+        return status == Status.OK;
+    }
+}

@@ -1,0 +1,329 @@
+package org.jameskvs.replication;
+
+import org.jameskvs.client.OpenOptions;
+import org.jameskvs.protocol.Status;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Opening a replicated queue: also how a restarted owner reclaims it and another James node takes
+ * it over (they differ only in the ownership check).
+ * <ol>
+ * <li><b>Probe</b>: OPEN read + STAT on every node of the group: who has a copy, at which epoch,
+ * owned by whom. At least {@code groupSize - 1} nodes must answer: the current members are two
+ * nodes, so with at most one node silent at least one current member is heard.</li>
+ * <li><b>Fence</b>: the new epoch is one above the highest seen (the caller's epoch if higher);
+ * OPEN write at that epoch on every node that answered (see {@link Epochs} for the layout). From then on the previous owner's
+ * mutations are refused (STALE_EPOCH) on those copies, and since any of its later acks would need
+ * one of them (every membership change keeps a survivor), it can ack nothing more.</li>
+ * <li><b>Read the records</b> ({@link MembershipRecord}) on the fenced copies; they can no longer
+ * change. The highest version names the members. If both are SYNC, hold that version and their
+ * transaction numbers moved by the same amount since it, both stay SYNC; otherwise the copy that
+ * is ahead is the source and the other one is rebuilt (in the background; the queue is usable as
+ * soon as the new record is on both write members).</li>
+ * </ol>
+ */
+final class OpenProcedure {
+    private final QueueReplica r;
+    private final OpenOptions options;
+    private final boolean force;
+    private int step;
+    private long deadline;
+    private int outstanding;
+    private long epoch;
+    private final Map<String, Probe> probes = new LinkedHashMap<>();
+
+    private static final class Probe {
+        final String node;
+        NodePath path;
+        boolean hasCopy;
+        long epoch;
+        String owner = "";
+        long size;
+        boolean fenced;
+        long fenceTxn;
+        long wire;
+        boolean recordRead;
+        MembershipRecord record;
+
+        Probe(String node) {
+            this.node = node;
+        }
+    }
+
+    OpenProcedure(QueueReplica r, OpenOptions options, boolean force) {
+        this.r = r;
+        this.options = options;
+        this.force = force;
+    }
+
+    void start() {
+        step = 1;
+        deadline = r.core.clock.nanoTime() + r.core.config.requestTimeout().toNanos();
+        for (String n : r.core.placement.group()) {
+            NodeHealth h = r.core.health(n);
+            if (!h.up()) {
+                continue;
+            }
+            NodePath path = h.bestPath();
+            outstanding++;
+            NodeRequest open = NodeRequest.open(r.core.nextToken(), n, path, r.name, false, 0, "");
+            r.core.send(open, resp -> {
+                if (step != 1) {
+                    return;
+                }
+                if (resp.status() == Status.NO_SUCH_QUEUE) {
+                    probes.put(n, new Probe(n));
+                    done(1);
+                } else if (resp.isOk()) {
+                    NodeRequest stat = new NodeRequest(r.core.nextToken(), n, path, r.name, NodeOp.STAT, null, 0, 0,
+                            null, null, 0, 0, 0, 0, 0, null, true);
+                    r.core.send(stat, st -> {
+                        if (step != 1) {
+                            return;
+                        }
+                        if (st.isOk() && st.stat() != null) {
+                            Probe p = new Probe(n);
+                            p.path = path;
+                            p.hasCopy = true;
+                            p.epoch = st.stat().epoch();
+                            p.owner = st.stat().owner() == null ? "" : st.stat().owner();
+                            p.size = st.stat().size();
+                            probes.put(n, p);
+                        }
+                        done(1);
+                    });
+                } else {
+                    done(1);
+                }
+            });
+        }
+        if (outstanding == 0) {
+            advance();
+        }
+    }
+
+    private void done(int forStep) {
+        if (step == forStep && --outstanding == 0) {
+            advance();
+        }
+    }
+
+    void tick(long now) {
+        if (now > deadline) {
+            outstanding = 0;
+            advance();
+        }
+    }
+
+    private void advance() {
+        int s = step;
+        step = -1; // late answers of the finished step are ignored
+        switch (s) {
+            case 1 -> afterProbe();
+            case 2 -> afterFence();
+            case 3 -> afterRecords();
+            default -> { }
+        }
+    }
+
+    private void afterProbe() {
+        int groupSize = r.core.placement.group().size();
+        if (probes.size() < groupSize - 1) {
+            r.failOpen(Status.TIMEOUT, "only " + probes.size() + " of " + groupSize
+                    + " nodes answered; at least " + (groupSize - 1) + " are needed to find the current copies");
+            return;
+        }
+        List<Probe> copies = probes.values().stream().filter(p -> p.hasCopy).toList();
+        long maxEpoch = -1;
+        for (Probe p : copies) {
+            if (!force && !p.owner.isEmpty() && !p.owner.equals(r.owner)) {
+                r.failOpen(Status.QUEUE_LOCKED, "owned by " + p.owner + " on " + p.node
+                        + " (take it over explicitly, or after its lease expired)");
+                return;
+            }
+            maxEpoch = Math.max(maxEpoch, Epochs.counter(Epochs.fencingOf(p.epoch)));
+        }
+        // The writer's epoch counter, one above anything seen; the process id in the low bits
+        // keeps two writers that chose the same counter (a restarted owner and its paused former
+        // self) strictly ordered, so neither can overtake the other by bumping its generation.
+        epoch = Epochs.fencing(Math.max(options.epoch(), maxEpoch + 1), r.core.processId);
+        r.epoch = epoch;
+        // Fence every node that answered, with or without a copy: "no copy" was true at probe
+        // time only, and the previous owner may create one there (a rebuild target) afterwards.
+        // Opening it in write mode at the new epoch creates an empty queue that refuses the old
+        // owner from then on, and makes the "no record there" answer below final.
+        List<Probe> toFence = new ArrayList<>(probes.values());
+        step = 2;
+        deadline = r.core.clock.nanoTime() + r.core.config.requestTimeout().toNanos();
+        outstanding = toFence.size();
+        for (Probe p : toFence) {
+            if (p.path == null) {
+                p.path = r.core.health(p.node).bestPath();
+            }
+            p.wire = r.wireEpoch();
+            NodeRequest open = NodeRequest.open(r.core.nextToken(), p.node, p.path, r.name, true, p.wire, r.owner);
+            r.core.send(open, resp -> {
+                if (step != 2) {
+                    return;
+                }
+                if (resp.status() == Status.STALE_EPOCH) {
+                    step = -1;
+                    r.failOpen(Status.STALE_EPOCH, "a newer epoch owns " + r.name + " on " + p.node);
+                    return;
+                }
+                if (resp.isOk()) {
+                    p.fenced = true;
+                    p.fenceTxn = resp.txn();
+                    p.size = resp.size();
+                }
+                done(2);
+            });
+        }
+    }
+
+    private void afterFence() {
+        List<Probe> fenced = probes.values().stream().filter(p -> p.fenced).toList();
+        int groupSize = r.core.placement.group().size();
+        if (fenced.size() < groupSize - 1) {
+            r.failOpen(Status.TIMEOUT, "fenced only " + fenced.size() + " of " + groupSize + " nodes; try again");
+            return;
+        }
+        step = 3;
+        deadline = r.core.clock.nanoTime() + r.core.config.requestTimeout().toNanos();
+        outstanding = fenced.size();
+        for (Probe p : fenced) {
+            NodeRequest get = new NodeRequest(r.core.nextToken(), p.node, p.path, r.name, NodeOp.GET, Ids.RECORD_ID, 0,
+                    0, null, null, 0, 0, 0, 0, 0, null, false);
+            r.core.send(get, resp -> {
+                if (step != 3) {
+                    return;
+                }
+                if (resp.isOk() && resp.get() != null && resp.get().message() != null) {
+                    p.recordRead = true;
+                    p.record = MembershipRecord.decode(resp.get().message().state());
+                } else if (resp.status() == Status.NOT_FOUND) {
+                    p.recordRead = true;
+                }
+                done(3);
+            });
+        }
+    }
+
+    private void afterRecords() {
+        List<Probe> fenced = probes.values().stream().filter(p -> p.fenced && p.recordRead).toList();
+        // The newest record is on every copy written since the last membership change; the
+        // quorum argument of the probe only holds if the records themselves were read from
+        // groupSize - 1 nodes (nodes without a copy count: they hold no record).
+        int groupSize = r.core.placement.group().size();
+        long heard = fenced.size();
+        if (heard < groupSize - 1) {
+            r.failOpen(Status.TIMEOUT, "records read from only " + heard + " of " + groupSize + " nodes; try again");
+            return;
+        }
+        MembershipRecord best = null;
+        for (Probe p : fenced) {
+            if (p.record != null && p.record.newerThan(best)) {
+                best = p.record;
+            }
+        }
+        if (best == null && heard < groupSize) {
+            // No record on the nodes heard: a new queue, or one whose every reachable copy lost its
+            // data while the node with the only good copy is away. Only all nodes can tell.
+            r.failOpen(Status.TIMEOUT, "no record of " + r.name + " on " + heard + " of " + groupSize
+                    + " nodes; a new queue is created only when every node answers");
+            return;
+        }
+        if (best == null && fenced.stream().allMatch(p -> p.size == 0)) {
+            // A new queue: the two nodes of its placement (or the next ones reachable).
+            List<Member> ms = new ArrayList<>();
+            for (String n : r.core.placement.orderFrom(r.name)) {
+                for (Probe p : fenced) {
+                    if (p.node.equals(n) && ms.size() < 2) {
+                        ms.add(member(p, SyncState.SYNC));
+                    }
+                }
+            }
+            if (ms.size() < 2) {
+                r.failOpen(QueueReplica.NOT_REPLICATED, "could not create the queue on two nodes");
+                return;
+            }
+            r.opened(epoch, ms, null, 0);
+            return;
+        }
+        if (best == null) {
+            // No record anywhere (created by something else): the biggest copy is the source.
+            List<Probe> bySize = new ArrayList<>(fenced);
+            bySize.sort(Comparator.comparingLong((Probe p) -> p.size).reversed());
+            if (bySize.isEmpty()) {
+                r.failOpen(Status.TIMEOUT, "no copy answered");
+                return;
+            }
+            String target = bySize.size() > 1 ? bySize.get(1).node : null;
+            r.opened(epoch, List.of(member(bySize.get(0), SyncState.SYNC)), target, bySize.get(0).size);
+            return;
+        }
+        final MembershipRecord rec = best;
+        List<Probe> candidates = new ArrayList<>();
+        for (MembershipRecord.Entry e : rec.members()) {
+            Probe p = probes.get(e.node());
+            // A copy named SYNC holds at least one record (every copy gets one as soon as it joins);
+            // none at all means the node lost its data since: not a source.
+            if (e.sync() == SyncState.SYNC && p != null && p.fenced && p.recordRead && p.record != null) {
+                candidates.add(p);
+            }
+        }
+        if (candidates.isEmpty()) {
+            r.failOpen(Status.TIMEOUT, "no in-sync copy reachable; members " + rec.members());
+            return;
+        }
+        if (candidates.size() == 2 && candidates.stream().allMatch(p -> sameVersion(p.record, rec)) && rec.refSeq() >= 0
+                && candidates.get(0).size == candidates.get(1).size
+                && delta(candidates.get(0), rec) == delta(candidates.get(1), rec)) {
+            r.opened(epoch, List.of(member(candidates.get(0), SyncState.SYNC), member(candidates.get(1), SyncState.SYNC)),
+                    null, size(candidates.get(0)));
+            return;
+        }
+        // The copy that applied more since the record (or holds the newest record) is the source.
+        candidates.sort(Comparator.comparing((Probe p) -> sameVersion(p.record, rec) ? 1 : 0)
+                .thenComparingLong(p -> sameVersion(p.record, rec) && rec.refSeq() >= 0 && rec.entry(p.node) != null
+                        && rec.entry(p.node).refTxn() >= 0 ? delta(p, rec) : 0)
+                .thenComparingLong(p -> p.size).reversed());
+        Probe source = candidates.get(0);
+        String target = null;
+        for (MembershipRecord.Entry e : rec.members()) {
+            Probe p = probes.get(e.node());
+            if (!e.node().equals(source.node) && p != null && p.fenced && r.core.health(e.node()).up()) {
+                target = e.node();
+            }
+        }
+        r.opened(epoch, List.of(member(source, SyncState.SYNC)), target, size(source));
+    }
+
+    private static boolean sameVersion(MembershipRecord a, MembershipRecord b) {
+        return a != null && b != null && a.epoch() == b.epoch() && a.seq() == b.seq();
+    }
+
+    private static long delta(Probe p, MembershipRecord rec) {
+        MembershipRecord.Entry e = rec.entry(p.node);
+        return e == null || e.refTxn() < 0 ? Long.MIN_VALUE + p.node.hashCode() : p.fenceTxn - e.refTxn();
+    }
+
+    private static long size(Probe p) {
+        return Math.max(0, p.size - (p.record != null ? 1 : 0));
+    }
+
+    private Member member(Probe p, SyncState sync) {
+        Member m = new Member(p.node, sync, p.path);
+        m.open = true;
+        m.wireEpoch = p.wire;
+        m.txn = p.fenceTxn;
+        m.predictedTxn = p.fenceTxn;
+        m.hasRecord = p.record != null;
+        return m;
+    }
+}

@@ -1,0 +1,1083 @@
+package org.jameskvs.replication;
+
+import org.jameskvs.client.Ack;
+import org.jameskvs.client.GetResult;
+import org.jameskvs.client.OpenOptions;
+import org.jameskvs.client.OpenResult;
+import org.jameskvs.client.QueueStat;
+import org.jameskvs.client.ReadResult;
+import org.jameskvs.protocol.Status;
+import org.jameskvs.protocol.StoredMessage;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The state machine of one replicated queue (paper III.D). Single-threaded, no blocking: it reacts
+ * to client calls, node answers ({@link #onAnswer}), heartbeat verdicts and clock ticks, and emits
+ * requests through {@link ReplicationCore#send}.
+ *
+ * <h2>Rules</h2>
+ * <ul>
+ * <li>A mutation goes to both write members (SYNC, or REBUILDING while a copy is rebuilt) and is
+ * acknowledged only when both answered OK: an ack always means two copies. With fewer than two
+ * write members it fails at once ({@link #NOT_REPLICATED}).</li>
+ * <li>Each answered mutation must move the copy's transaction number by exactly one (zero when
+ * refused); a disagreement marks the copy NG: it is isolated and rebuilt from the other.</li>
+ * <li>A request unanswered on a member's path ({@code requestTimeout}), or a path the heartbeat
+ * declared NG, switches the member to its other path: a new OPEN (higher generation, which fences
+ * whatever is still in flight on the old path), then every unanswered request again, in order. A
+ * retried PUT answering DUPLICATE_ID, or a retried DELETE answering NOT_FOUND, was applied the first
+ * time: success. The OPEN answer carries the copy's exact transaction number, so the accounting
+ * stays exact across the switch.</li>
+ * <li>Both paths NG: the member is isolated and a replacement (the next healthy node of the group)
+ * is rebuilt from the survivor (see {@link Rebuild}). Mutations the survivor applied but the lost
+ * copy never answered are acknowledged when that rebuild completes (they are then on two copies),
+ * or fail as "outcome unknown" if it does not complete within 5 x {@code requestTimeout}.</li>
+ * <li>A STALE_EPOCH anywhere means another owner took the queue: the replica is fenced and every
+ * later call fails with STALE_EPOCH.</li>
+ * </ul>
+ *
+ * <h2>Positions</h2>
+ * Reads (GET, READ, STAT) go to one SYNC copy, the same one as long as it stays SYNC, and the PUT
+ * ack carries that copy's position. Positions are per copy: after the read copy changes (its node
+ * was lost), positions refer to the new copy and a reader should rescan from position 0
+ * ({@link #readCopyChanges()} counts the changes).
+ */
+public final class QueueReplica {
+    /** Status of a mutation refused because fewer than two copies can take it. */
+    public static final Status NOT_REPLICATED = Status.STORAGE_ERROR;
+
+    enum Phase { OPENING, READY, FENCED, CLOSED }
+
+    final ReplicationCore core;
+    final String name;
+    final String owner;
+    long epoch;
+    private int gen;
+    Phase phase = Phase.OPENING;
+    final List<Member> members = new ArrayList<>();
+    /** Nodes whose copy was isolated (sync NG), for the management table. */
+    final Set<String> isolated = new HashSet<>();
+    private long recordSeq;
+    private long renewals;
+    private long lastRenewAt;
+    Rebuild rebuild;
+    private String readNode;
+    private int readCopyChanges;
+    String lastEvent = "";
+    private OpenProcedure opening;
+    private ReplicaOp openRecordOp;
+    private CompletableFuture<OpenResult> openFuture;
+    private long openSize;
+    private boolean noTargetReported;
+    /** Mutations on one copy, waiting for a rebuild to put them on a second one before their ack. */
+    private final List<ReplicaOp> parked = new ArrayList<>();
+
+    QueueReplica(ReplicationCore core, String name, String owner) {
+        this.core = core;
+        this.name = name;
+        this.owner = owner;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public long epoch() {
+        return epoch;
+    }
+
+    public boolean isFenced() {
+        return phase == Phase.FENCED;
+    }
+
+    public int readCopyChanges() {
+        return readCopyChanges;
+    }
+
+    /** Nodes currently holding a SYNC copy (reachable or not). */
+    public List<String> syncNodes() {
+        return members.stream().filter(m -> m.sync == SyncState.SYNC).map(m -> m.node).toList();
+    }
+
+    public List<String> memberNodes() {
+        return members.stream().map(m -> m.node).toList();
+    }
+
+    public boolean isRebuilding() {
+        return rebuild != null;
+    }
+
+    // ------------------------------------------------------------------ opening
+
+    void open(OpenOptions options, boolean force, CompletableFuture<OpenResult> future) {
+        this.openFuture = future;
+        this.opening = new OpenProcedure(this, options, force);
+        opening.start();
+    }
+
+    /** Called by the open procedure once the queue's members are fenced and known. */
+    void opened(long epoch, List<Member> initial, String rebuildTarget, long size) {
+        this.epoch = epoch;
+        this.opening = null;
+        this.phase = Phase.READY;
+        this.openSize = size;
+        members.clear();
+        members.addAll(initial);
+        readNode = initial.get(0).node;
+        lastRenewAt = core.clock.nanoTime();
+        if (members.size() < 2) {
+            startRebuildIfPossible(rebuildTarget);
+        }
+        if (rebuild == null) {
+            openRecordOp = writeRecord();
+        } else {
+            openRecordOp = rebuild.recordOp;
+        }
+        if (openRecordOp == null) {
+            failOpen(NOT_REPLICATED, "no second node can take a copy");
+        }
+        event("opened at epoch " + epoch + " members " + members);
+    }
+
+    void failOpen(Status status, String reason) {
+        event("open failed: " + status + " " + reason);
+        if (openFuture == null && (status == Status.TIMEOUT || status == NOT_REPLICATED)) {
+            // A reclaim of our own queue: stay usable-but-refusing and try again on the next tick.
+            opening = null;
+            phase = Phase.READY;
+            return;
+        }
+        if (openFuture == null) {
+            opening = null;
+            fence("reclaim refused: " + status + " " + reason);
+            return;
+        }
+        phase = Phase.CLOSED;
+        opening = null;
+        for (Member m : members) {
+            dropAll(m, status, reason);
+        }
+        core.forgetReplica(this);
+        if (openFuture != null && !openFuture.isDone()) {
+            openFuture.complete(new OpenResult(status, reason, null, -1, epoch, 0));
+        }
+    }
+
+    long wireEpoch() {
+        return Epochs.wire(epoch, ++gen);
+    }
+
+    /** The writer's epoch counter (what a reclaim increments). */
+    public long epochCounter() {
+        return Epochs.counter(epoch);
+    }
+
+    // ------------------------------------------------------------------ client calls
+
+    CompletableFuture<Ack> mutate(ReplicaOp op) {
+        op.ack = new CompletableFuture<>();
+        if (phase == Phase.FENCED) {
+            op.ack.complete(Ack.failed(Status.STALE_EPOCH, "queue taken over by a newer epoch"));
+            return op.ack;
+        }
+        if (phase != Phase.READY) {
+            op.ack.complete(Ack.failed(Status.BAD_HANDLE, "queue is not open"));
+            return op.ack;
+        }
+        List<Member> targets = writeMembers();
+        if (targets.size() < 2) {
+            op.ack.complete(Ack.failed(NOT_REPLICATED, "only " + targets.size() + " copy can take writes"));
+            return op.ack;
+        }
+        if (rebuild != null) {
+            rebuild.noteClientMutation(op);
+        }
+        dispatch(op, targets);
+        if (op.kind == NodeOp.CLEAR) {
+            // CLEAR removes the record too: put it back right after, in the same order on both copies.
+            for (Member m : targets) {
+                m.hasRecord = false;
+            }
+            writeRecord();
+        }
+        return op.ack;
+    }
+
+    void readOp(ReplicaOp op) {
+        if (phase == Phase.FENCED || phase != Phase.READY) {
+            failRead(op, phase == Phase.FENCED ? Status.STALE_EPOCH : Status.BAD_HANDLE, "queue not usable");
+            return;
+        }
+        Member m = readMember();
+        if (m == null) {
+            failRead(op, Status.TIMEOUT, "no in-sync copy reachable");
+            return;
+        }
+        op.awaiting.add(m);
+        sendTo(m, op, false);
+    }
+
+    private Member readMember() {
+        Member chosen = null;
+        for (Member m : members) {
+            if (m.sync == SyncState.SYNC && !m.lost) {
+                if (m.node.equals(readNode)) {
+                    return m;
+                }
+                if (chosen == null) {
+                    chosen = m;
+                }
+            }
+        }
+        if (chosen != null) {
+            readNode = chosen.node;
+            readCopyChanges++;
+        }
+        return chosen;
+    }
+
+    List<Member> writeMembers() {
+        List<Member> out = new ArrayList<>(2);
+        for (Member m : members) {
+            if (m.writable()) {
+                out.add(m);
+            }
+        }
+        return out;
+    }
+
+    private void dispatch(ReplicaOp op, List<Member> targets) {
+        for (Member m : targets) {
+            op.awaiting.add(m);
+        }
+        for (Member m : targets) {
+            if (op.kind.isMutation()) {
+                m.predictedTxn++;
+            }
+            sendTo(m, op, false);
+        }
+    }
+
+    // ------------------------------------------------------------------ sending
+
+    void sendTo(Member m, ReplicaOp op, boolean retried) {
+        Sent s = new Sent(op, retried);
+        if (!m.open) {
+            m.backlog.add(s);
+            return;
+        }
+        transmit(m, s);
+    }
+
+    private void transmit(Member m, Sent s) {
+        ReplicaOp op = s.op;
+        NodeOp kind = op.kind;
+        byte[] state = op.state;
+        if (op.purpose == ReplicaOp.Purpose.RECORD) {
+            kind = m.hasRecord ? NodeOp.REPLACE : NodeOp.PUT;
+        }
+        NodeRequest r = new NodeRequest(core.nextToken(), m.node, m.path, name, kind, op.id, op.priority,
+                op.notBefore, state, kind == NodeOp.PUT ? (op.body == null ? new byte[0] : op.body) : op.body,
+                op.fromPosition, op.maxCount, op.maxBytes, op.readyBefore, 0, null, false);
+        s.token = r.token();
+        s.sentAt = core.clock.nanoTime();
+        m.inflight.add(s);
+        core.send(r, resp -> onAnswer(m, s, resp));
+    }
+
+    // ------------------------------------------------------------------ answers
+
+    private void onAnswer(Member m, Sent s, NodeResponse r) {
+        if (!m.inflight.contains(s)) {
+            return; // superseded by a path switch or an isolation
+        }
+        if (r.status().isIndeterminate() || (!r.isOk() && r.txn() < 0 && s.op.kind.isMutation())) {
+            // Unknown outcome, or refused before reaching the node (client backlog): retry on the
+            // other path. The request stays where it is: the order of the stream must be kept.
+            pathFailed(m, m.path, r.status() + " " + r.reason());
+            return;
+        }
+        m.inflight.remove(s);
+        if (r.status() == Status.STALE_EPOCH) {
+            fence("STALE_EPOCH from " + m.node + ": " + r.reason());
+            return;
+        }
+        ReplicaOp op = s.op;
+        Status eff = r.status();
+        if (op.kind.isMutation() || op.purpose == ReplicaOp.Purpose.RECORD) {
+            eff = account(m, s, r);
+            if (eff == null) {
+                return; // the member was marked NG
+            }
+        }
+        switch (op.purpose) {
+            case CLIENT -> {
+                if (op.kind.isMutation()) {
+                    op.answers.put(m, r);
+                    op.effective.put(m, eff);
+                    op.awaiting.remove(m);
+                    completeIfAnswered(op);
+                } else {
+                    completeRead(op, r);
+                }
+            }
+            case RECORD -> {
+                if (eff == Status.NOT_FOUND && r.status() == Status.NOT_FOUND) {
+                    m.hasRecord = false; // the copy had lost it (cleared): put it back
+                    m.predictedTxn++;
+                    sendTo(m, op, false);
+                    return;
+                }
+                if (r.status() == Status.DUPLICATE_ID) {
+                    m.hasRecord = true;
+                    m.predictedTxn++;
+                    sendTo(m, op, false);
+                    return;
+                }
+                op.awaiting.remove(m);
+                if (eff != Status.OK) {
+                    markNg(m, "record write refused: " + r.status());
+                    return;
+                }
+                m.hasRecord = true;
+                if (m.sync == SyncState.SYNC && !s.retried && r.isOk()) {
+                    m.recordSeq = op.recordSeq;
+                    m.recordTxn = r.txn();
+                } else {
+                    m.recordSeq = -1;
+                }
+                op.effective.put(m, Status.OK);
+                recordSettled(op);
+            }
+            case CLEAR_TARGET -> {
+                if (eff != Status.OK) {
+                    markNg(m, "clear refused: " + r.status());
+                } else {
+                    m.hasRecord = false;
+                }
+            }
+            case MARKER -> {
+                if (rebuild != null && op.rebuild == rebuild) {
+                    rebuild.onMarker(r);
+                }
+            }
+            case COPY_READ -> {
+                if (rebuild != null && op.rebuild == rebuild) {
+                    rebuild.onBlock(r);
+                }
+            }
+            case COPY -> {
+                if (rebuild != null && op.rebuild == rebuild) {
+                    rebuild.onCopied(eff);
+                }
+            }
+        }
+    }
+
+    /**
+     * Transaction accounting of one mutation answer; returns the effective status, or null when the
+     * copy disagreed and was marked NG.
+     */
+    private Status account(Member m, Sent s, NodeResponse r) {
+        ReplicaOp op = s.op;
+        Status st = r.status();
+        if (r.txn() >= 0) {
+            long expected = st == Status.OK ? m.txn + 1 : m.txn;
+            if (m.txn >= 0 && r.txn() != expected) {
+                String why = "transaction number " + r.txn() + " where " + expected + " was expected (" + op.kind + ")";
+                if (m.sync == SyncState.SYNC && members.stream().noneMatch(x -> x != m && x.sync == SyncState.SYNC && !x.lost)) {
+                    // The only in-sync copy cannot be thrown away: take its number as the truth
+                    // and say so loudly (something else wrote to it, or our accounting broke).
+                    event("ALARM: only in-sync copy " + m.node + ": " + why + "; re-based");
+                    m.txn = r.txn();
+                    m.recordSeq = -1;
+                    return st;
+                }
+                markNg(m, why);
+                return null;
+            }
+            m.txn = r.txn();
+        }
+        NodeOp kind = op.purpose == ReplicaOp.Purpose.RECORD ? null : op.kind;
+        if (s.retried && ((kind == NodeOp.PUT && st == Status.DUPLICATE_ID) || (kind == NodeOp.DELETE && st == Status.NOT_FOUND))) {
+            // Maybe applied before the path switch, maybe not: the other copy's answer decides.
+            op.ambiguous.add(m);
+            return Status.OK;
+        }
+        if (m.sync == SyncState.REBUILDING && op.purpose == ReplicaOp.Purpose.CLIENT
+                && (kind == NodeOp.DELETE || kind == NodeOp.REPLACE) && st == Status.NOT_FOUND) {
+            // Not copied yet: the copier skips deleted ids and applies the replaced state. A deleted
+            // message is then absent from both copies at once; a replaced one has its new state on
+            // one copy only until copied, so that ack waits for the rebuild.
+            op.awaitsCopy |= kind == NodeOp.REPLACE;
+            op.ambiguous.add(m);
+            return Status.OK;
+        }
+        if (op.purpose == ReplicaOp.Purpose.COPY && st == Status.DUPLICATE_ID) {
+            return Status.OK;
+        }
+        return st;
+    }
+
+    private void completeIfAnswered(ReplicaOp op) {
+        if (!op.awaiting.isEmpty() || op.done) {
+            return;
+        }
+        op.done = true;
+        // Only answers of copies that are still members count: a copy isolated (and maybe cleared
+        // for a rebuild) after it answered no longer holds anything we may promise.
+        long current = op.effective.keySet().stream().filter(members::contains).count();
+        if (op.degraded || current < 2) {
+            // One copy applied it and the other was lost. The next rebuild copies everything the
+            // survivor holds, so the mutation will be on two copies when it completes: the ack
+            // waits for that instead of failing (bounded by parkLimit).
+            Member survivor = null;
+            for (Map.Entry<Member, Status> e : op.effective.entrySet()) {
+                if (members.contains(e.getKey()) && e.getKey().sync == SyncState.SYNC && e.getValue() == Status.OK
+                        && !op.ambiguous.contains(e.getKey())) {
+                    survivor = e.getKey();
+                }
+            }
+            if (survivor != null && current == 1 && phase == Phase.READY) {
+                op.parkedOn = survivor;
+                op.parkedAt = core.clock.nanoTime();
+                NodeResponse r = op.answers.get(survivor);
+                op.deferredAck = new Ack(Status.OK, r.txn(), r.value(), null);
+                parked.add(op);
+                return;
+            }
+            op.ack.complete(Ack.failed(Status.TIMEOUT, "a copy was lost before answering: outcome unknown, not replicated"));
+            return;
+        }
+        Set<Status> statuses = new HashSet<>();
+        for (Map.Entry<Member, Status> e : op.effective.entrySet()) {
+            if (!op.ambiguous.contains(e.getKey())) {
+                statuses.add(e.getValue());
+            }
+        }
+        if (statuses.isEmpty()) {
+            statuses.add(Status.OK);
+        }
+        if (statuses.size() == 1) {
+            Status decided = statuses.iterator().next();
+            for (Member m : op.ambiguous) {
+                op.effective.put(m, decided);
+            }
+        }
+        if (statuses.size() == 1) {
+            Status st = statuses.iterator().next();
+            Member rm = null;
+            for (Member m : op.answers.keySet()) {
+                if (rm == null || m.node.equals(readNode)) {
+                    rm = m;
+                }
+            }
+            NodeResponse r = op.answers.get(rm);
+            Ack ack = st == Status.OK ? new Ack(Status.OK, r.txn(), r.value(), null) : new Ack(st, r.txn(), 0, r.reason());
+            if (op.awaitsCopy && st == Status.OK && rebuild != null) {
+                op.deferredAck = ack;
+                rebuild.deferred.add(op);
+                return;
+            }
+            op.ack.complete(ack);
+            return;
+        }
+        // The copies disagree: trust a SYNC copy that applied it and rebuild the other one.
+        Member okSync = null;
+        for (Map.Entry<Member, Status> e : op.effective.entrySet()) {
+            if (e.getValue() == Status.OK && e.getKey().sync == SyncState.SYNC) {
+                okSync = e.getKey();
+            }
+        }
+        List<Member> bad = new ArrayList<>();
+        for (Map.Entry<Member, Status> e : op.effective.entrySet()) {
+            Member m = e.getKey();
+            if (okSync != null ? e.getValue() != Status.OK : m.sync == SyncState.REBUILDING) {
+                bad.add(m);
+            }
+        }
+        op.ack.complete(Ack.failed(Status.INTERNAL_ERROR, "copies disagree: " + op.effective));
+        for (Member m : bad) {
+            if (members.contains(m)) {
+                markNg(m, "answered " + op.effective.get(m) + " to " + op.kind + " " + (op.id == null ? "" : Ids.show(op.id))
+                        + " where the other copy answered otherwise");
+            }
+        }
+    }
+
+    private void completeRead(ReplicaOp op, NodeResponse r) {
+        op.done = true;
+        switch (op.kind) {
+            case GET -> op.get.complete(r.get() != null ? r.get() : new GetResult(r.status(), r.reason(), r.txn(), null));
+            case READ -> {
+                ReadResult rr = r.read();
+                if (rr == null) {
+                    rr = new ReadResult(r.status(), r.reason(), r.txn(), op.fromPosition, List.of());
+                } else if (rr.messages().stream().anyMatch(x -> Ids.isReserved(x.id()))) {
+                    List<StoredMessage> visible = rr.messages().stream().filter(x -> !Ids.isReserved(x.id())).toList();
+                    rr = new ReadResult(rr.status(), rr.reason(), rr.txn(), rr.nextPosition(), visible);
+                }
+                op.read.complete(rr);
+            }
+            case STAT -> {
+                QueueStat qs = r.stat();
+                if (qs == null) {
+                    qs = new QueueStat(r.status(), r.reason(), r.txn(), 0, 0, 0, 0, Long.MAX_VALUE, 0, "");
+                } else if (qs.isOk()) {
+                    Member m = memberOn(readNode);
+                    long hidden = m != null && m.hasRecord ? 1 : 0;
+                    qs = new QueueStat(qs.status(), qs.reason(), qs.txn(), Math.max(0, qs.size() - hidden), qs.bytes(),
+                            qs.firstPosition(), qs.nextPosition(), qs.earliestNotBefore(), qs.epoch(), qs.owner());
+                }
+                op.stat.complete(qs);
+            }
+            default -> throw new IllegalStateException(op.kind.toString());
+        }
+    }
+
+    private void failRead(ReplicaOp op, Status st, String reason) {
+        op.done = true;
+        if (op.get != null) {
+            op.get.complete(new GetResult(st, reason, -1, null));
+        } else if (op.read != null) {
+            op.read.complete(new ReadResult(st, reason, -1, op.fromPosition, List.of()));
+        } else if (op.stat != null) {
+            op.stat.complete(new QueueStat(st, reason, -1, 0, 0, 0, 0, Long.MAX_VALUE, 0, ""));
+        }
+    }
+
+    /** The open completes once its first record is on every copy still a member (at least one). */
+    private void recordSettled(ReplicaOp op) {
+        if (op != openRecordOp || !op.awaiting.isEmpty()) {
+            return;
+        }
+        openRecordOp = null;
+        if (op.effective.keySet().stream().anyMatch(members::contains)) {
+            completeOpen();
+        } else if (openFuture != null && !openFuture.isDone()) {
+            failOpen(Status.TIMEOUT, "the ownership record reached no copy");
+        }
+    }
+
+    private void completeOpen() {
+        if (openFuture == null || openFuture.isDone()) {
+            return;
+        }
+        event("open complete: " + members);
+        openFuture.complete(new OpenResult(Status.OK, null, null, -1, epoch, openSize));
+    }
+
+    // ------------------------------------------------------------------ failures
+
+    /** The member's path failed (timeout, connection lost, or heartbeat NG): switch paths or isolate. */
+    void pathFailed(Member m, NodePath path, String why) {
+        if (!members.contains(m) || m.lost || m.path != path || phase == Phase.FENCED || phase == Phase.CLOSED) {
+            return;
+        }
+        NodeHealth h = core.health(m.node);
+        NodePath other = path.other();
+        boolean otherUsable = h.state(other) != NetState.NG;
+        event(m.node + "/" + path + " failed (" + why + ")" + (otherUsable ? ": retry on " + other : ": node lost"));
+        if (otherUsable) {
+            reopen(m, other);
+            core.pathNg(m.node, path);
+        } else {
+            core.pathNg(m.node, path);
+            nodeLost(m, "both paths NG");
+        }
+    }
+
+    /** New write handle on the given path; unanswered requests are sent again after it. */
+    private void reopen(Member m, NodePath path) {
+        List<Sent> again = new ArrayList<>(m.inflight);
+        m.inflight.clear();
+        for (int i = again.size() - 1; i >= 0; i--) {
+            Sent s = again.get(i);
+            core.forget(s.token);
+            s.retried = true;
+            m.backlog.addFirst(s);
+        }
+        m.path = path;
+        openMember(m);
+    }
+
+    void openMember(Member m) {
+        if (m.openToken != 0) {
+            core.forget(m.openToken);
+        }
+        m.open = false;
+        m.wireEpoch = wireEpoch();
+        NodeRequest r = NodeRequest.open(core.nextToken(), m.node, m.path, name, true, m.wireEpoch, owner);
+        m.openToken = r.token();
+        m.openSentAt = core.clock.nanoTime();
+        core.send(r, resp -> onOpenAnswer(m, r.token(), resp));
+    }
+
+    private void onOpenAnswer(Member m, long token, NodeResponse r) {
+        if (m.openToken != token || !members.contains(m)) {
+            return;
+        }
+        m.openToken = 0;
+        boolean tainted = false;
+        if (r.isOk()) {
+            // The copy must hold everything it answered before, plus at most the requests that
+            // were in flight: fewer means it lost data (restarted without its journal, or lost
+            // unsynced writes), more means someone else wrote to it. Either way it is not in sync.
+            long maybeApplied = m.uncertain + m.backlog.stream().filter(x -> x.retried && isMutation(x.op)).count();
+            if (m.txn >= 0 && (r.txn() < m.txn || r.txn() > m.txn + maybeApplied)) {
+                String why = "copy reopened at transaction " + r.txn() + ", expected " + m.txn
+                        + (maybeApplied > 0 ? ".." + (m.txn + maybeApplied) : "");
+                if (m.lost) {
+                    m.lost = false; // it answered: no longer the unreachable authority, just a bad copy
+                    m.sync = SyncState.NG;
+                    event("DATA LOSS: " + m.node + " was the only in-sync copy; " + why);
+                }
+                m.open = true;
+                markNg(m, why);
+                return;
+            }
+            m.open = true;
+            m.uncertain = 0;
+            if (r.txn() == m.txn) {
+                // None of the requests in flight advanced the copy: they were not applied (or were
+                // refused, which they will be again), so resending them is exact, not a retry.
+                m.backlog.forEach(x -> x.retried = false);
+            } else if (maybeApplied > 0) {
+                m.recordSeq = -1; // some were applied and are resent: streams may differ now
+                tainted = true;
+            }
+            m.txn = r.txn();
+            long queued = m.backlog.stream().filter(s -> s.op.kind.isMutation() || s.op.purpose == ReplicaOp.Purpose.RECORD).count();
+            m.predictedTxn = m.txn + queued;
+            if (m.lost) {
+                m.lost = false;
+                event(m.node + " is back (txn " + m.txn + ")");
+            }
+            while (!m.backlog.isEmpty() && m.open) {
+                transmit(m, m.backlog.poll());
+            }
+            if (tainted && phase == Phase.READY) {
+                writeRecord(); // on disk, the proof of equality must not outlive the retry
+            }
+            if (members.size() < 2 && rebuild == null) {
+                writeRecord();
+                startRebuildIfPossible(null);
+            }
+        } else if (r.status() == Status.STALE_EPOCH) {
+            fence("STALE_EPOCH on OPEN at " + m.node);
+        } else {
+            if (m.lost) {
+                return; // still away; the next node-up event tries again
+            }
+            pathFailed(m, m.path, "OPEN " + r.status());
+        }
+    }
+
+    /**
+     * A member's node is unreachable on both paths. If another SYNC copy is reachable, this copy is
+     * isolated and replaced; otherwise it is the authority and is kept (writes refused) until it
+     * comes back.
+     */
+    void nodeLost(Member m, String why) {
+        if (!members.contains(m) || m.lost) {
+            return;
+        }
+        Member other = otherMember(m);
+        boolean otherSync = other != null && other.sync == SyncState.SYNC && !other.lost && core.health(other.node).up();
+        if (m.sync == SyncState.SYNC && !otherSync) {
+            event(m.node + " lost (" + why + "); it holds the only in-sync copy: writes refused until it is back");
+            m.lost = true;
+            failParked(false, core.clock.nanoTime(), why);
+            m.uncertain += m.inflight.stream().filter(x -> isMutation(x.op)).count()
+                    + m.backlog.stream().filter(x -> x.retried && isMutation(x.op)).count();
+            dropAll(m, null, why);
+            if (other != null && other.sync == SyncState.REBUILDING) {
+                isolate(other, "rebuild source lost");
+            }
+            return;
+        }
+        isolate(m, why);
+        if (phase == Phase.READY) {
+            writeRecord();
+            startRebuildIfPossible(null);
+        }
+    }
+
+    /** The copy disagrees with the other: NG, isolated, and the queue is re-synchronised onto a copy. */
+    void markNg(Member m, String why) {
+        if (!members.contains(m)) {
+            return;
+        }
+        Member other = otherMember(m);
+        if (m.sync == SyncState.SYNC && (other == null || other.sync != SyncState.SYNC || other.lost)) {
+            // Never throw away the only in-sync copy: drop the other (rebuilding) one instead.
+            if (other != null) {
+                isolate(other, "disagrees with the only in-sync copy " + m.node + " (" + why + ")");
+                writeRecord();
+                startRebuildIfPossible(null);
+            }
+            return;
+        }
+        isolate(m, "sync NG: " + why);
+        if (phase == Phase.READY) {
+            writeRecord();
+            startRebuildIfPossible(null);
+        }
+    }
+
+    private void isolate(Member m, String why) {
+        event("isolate " + m.node + " (" + why + ")");
+        members.remove(m);
+        isolated.add(m.node);
+        failParked(false, core.clock.nanoTime(), why);
+        if (rebuild != null && (rebuild.target == m || rebuild.source == m)) {
+            Rebuild r = rebuild;
+            rebuild = null;
+            r.abort("rebuild aborted: " + why);
+            if (r.target != m && members.contains(r.target)) {
+                isolate(r.target, "rebuild source lost");
+            }
+        }
+        dropAll(m, null, why);
+    }
+
+    /** Forgets everything in flight on a member; mutations waiting for it become "not replicated". */
+    private void dropAll(Member m, Status failWith, String why) {
+        List<Sent> all = new ArrayList<>(m.inflight);
+        all.addAll(m.backlog);
+        m.inflight.clear();
+        m.backlog.clear();
+        if (m.openToken != 0) {
+            core.forget(m.openToken);
+            m.openToken = 0;
+        }
+        m.open = false;
+        for (Sent s : all) {
+            core.forget(s.token);
+            ReplicaOp op = s.op;
+            op.awaiting.remove(m);
+            if (op.purpose == ReplicaOp.Purpose.RECORD) {
+                recordSettled(op);
+            }
+            if (op.purpose == ReplicaOp.Purpose.CLIENT) {
+                if (op.kind.isMutation()) {
+                    if (failWith != null && !op.done) {
+                        op.done = true;
+                        op.ack.complete(Ack.failed(failWith, why));
+                    } else {
+                        op.degraded = true;
+                        completeIfAnswered(op);
+                    }
+                } else if (!op.done) {
+                    if (failWith == null && phase == Phase.READY) {
+                        op.awaiting.clear();
+                        readOp(op); // another in-sync copy, if any
+                    } else {
+                        failRead(op, failWith == null ? Status.TIMEOUT : failWith, why);
+                    }
+                }
+            }
+        }
+    }
+
+    private void fence(String why) {
+        if (phase == Phase.FENCED) {
+            return;
+        }
+        event("fenced: " + why);
+        boolean wasOpening = phase == Phase.OPENING || openRecordOp != null;
+        phase = Phase.FENCED;
+        failParked(true, core.clock.nanoTime(), "fenced");
+        if (rebuild != null) {
+            rebuild.abort("fenced");
+            rebuild = null;
+        }
+        for (Member m : members) {
+            dropAll(m, Status.STALE_EPOCH, "queue taken over by a newer epoch");
+        }
+        if (wasOpening && openFuture != null && !openFuture.isDone()) {
+            openFuture.complete(new OpenResult(Status.STALE_EPOCH, why, null, -1, epoch, 0));
+        }
+    }
+
+    // ------------------------------------------------------------------ heartbeat events
+
+    void onPathDown(String node, NodePath path) {
+        Member m = memberOn(node);
+        if (m != null && !m.lost && m.path == path) {
+            pathFailed(m, path, "heartbeat");
+        }
+    }
+
+    void onNodeDown(String node) {
+        Member m = memberOn(node);
+        if (m != null) {
+            nodeLost(m, "heartbeat: both paths NG");
+        }
+    }
+
+    void onNodeUp(String node) {
+        if (phase != Phase.READY) {
+            return;
+        }
+        Member m = memberOn(node);
+        if (m != null && m.lost) {
+            m.path = core.health(node).bestPath();
+            openMember(m); // on OK: back, then a partner is rebuilt
+            return;
+        }
+        if (members.size() < 2 && rebuild == null) {
+            startRebuildIfPossible(null);
+        }
+    }
+
+    void tick(long now) {
+        long timeout = core.config.requestTimeout().toNanos();
+        if (opening != null) {
+            opening.tick(now);
+            return;
+        }
+        if (phase != Phase.READY) {
+            return;
+        }
+        for (Member m : new ArrayList<>(members)) {
+            if (m.lost) {
+                // The unreachable authority: keep trying to reopen it while its node looks up.
+                if (core.health(m.node).up() && (m.openToken == 0 || now - m.openSentAt > timeout)) {
+                    m.path = core.health(m.node).bestPath();
+                    openMember(m);
+                }
+                continue;
+            }
+            if (!m.open && m.openToken != 0 && now - m.openSentAt > timeout) {
+                pathFailed(m, m.path, "OPEN timed out");
+                continue;
+            }
+            Sent oldest = m.inflight.peek();
+            if (oldest != null && now - oldest.sentAt > timeout) {
+                pathFailed(m, m.path, "request timed out");
+            }
+        }
+        if (!parked.isEmpty()) {
+            failParked(false, now, "tick");
+        }
+        if (phase == Phase.READY && now - lastRenewAt >= core.config.leaseRenew().toNanos()) {
+            lastRenewAt = now;
+            renewals++;
+            writeRecord();
+        }
+        if (phase == Phase.READY && members.size() < 2 && rebuild == null && members.stream().noneMatch(x -> x.lost)) {
+            startRebuildIfPossible(null);
+        }
+        if (phase == Phase.READY && members.stream().noneMatch(x -> x.sync == SyncState.SYNC)) {
+            // No copy is known to be in sync any more (all isolated): find the copies again, as a
+            // restarted owner would (probe, fence with epoch + 1, records).
+            event("no in-sync copy left: reclaiming");
+            for (Member m : new ArrayList<>(members)) {
+                dropAll(m, NOT_REPLICATED, "reclaiming the queue");
+            }
+            members.clear();
+            phase = Phase.OPENING;
+            openFuture = null;
+            opening = new OpenProcedure(this, org.jameskvs.client.OpenOptions.writer(owner, Epochs.counter(epoch) + 1), false);
+            opening.start();
+        }
+    }
+
+    // ------------------------------------------------------------------ record and rebuild
+
+    /** Writes a new version of the record to every reachable member; null when there is none. */
+    ReplicaOp writeRecord() {
+        if (phase != Phase.READY) {
+            return null;
+        }
+        List<Member> targets = new ArrayList<>();
+        for (Member m : members) {
+            if (!m.lost) {
+                targets.add(m);
+            }
+        }
+        if (targets.isEmpty()) {
+            return null;
+        }
+        long refSeq = -1;
+        if (targets.size() == 2 && targets.stream().allMatch(m -> m.sync == SyncState.SYNC)
+                && targets.get(0).recordSeq >= 0 && targets.get(0).recordSeq == targets.get(1).recordSeq) {
+            refSeq = targets.get(0).recordSeq;
+        }
+        List<MembershipRecord.Entry> entries = new ArrayList<>();
+        for (Member m : targets) {
+            entries.add(new MembershipRecord.Entry(m.node, m.sync, refSeq >= 0 ? m.recordTxn : -1));
+        }
+        MembershipRecord rec = new MembershipRecord(epoch, ++recordSeq, owner, renewals, refSeq, entries);
+        ReplicaOp op = new ReplicaOp(NodeOp.REPLACE, ReplicaOp.Purpose.RECORD, core.clock.nanoTime());
+        op.id = Ids.RECORD_ID;
+        op.state = rec.encode();
+        op.body = new byte[0];
+        op.recordSeq = rec.seq();
+        dispatch(op, targets);
+        return op;
+    }
+
+    /** Starts rebuilding a second copy from the single SYNC one, on the preferred node or the next healthy one. */
+    void startRebuildIfPossible(String preferred) {
+        if (phase != Phase.READY || rebuild != null || members.size() != 1) {
+            return;
+        }
+        Member source = members.get(0);
+        if (source.sync != SyncState.SYNC || source.lost) {
+            return;
+        }
+        Set<String> excluded = new HashSet<>();
+        excluded.add(source.node);
+        String target = preferred != null && core.health(preferred).up() ? preferred
+                : core.placement.replacement(name, excluded, n -> core.health(n).up());
+        if (target == null) {
+            if (!noTargetReported) {
+                noTargetReported = true;
+                event("no node can take a second copy: writes refused");
+            }
+            return;
+        }
+        noTargetReported = false;
+        Member t = new Member(target, SyncState.REBUILDING, core.health(target).bestPath());
+        members.add(t);
+        isolated.remove(target);
+        rebuild = new Rebuild(this, source, t);
+        event("rebuild " + target + " from " + source.node);
+        openMember(t);
+        // The target's stream: CLEAR (stale content out), the record, then live mutations and copies.
+        ReplicaOp clear = new ReplicaOp(NodeOp.CLEAR, ReplicaOp.Purpose.CLEAR_TARGET, core.clock.nanoTime());
+        t.predictedTxn++;
+        sendTo(t, clear, false);
+        t.hasRecord = false;
+        rebuild.recordOp = writeRecord();
+        rebuild.start();
+    }
+
+    void rebuildDone(Rebuild r) {
+        if (rebuild != r) {
+            return;
+        }
+        rebuild = null;
+        r.target.sync = SyncState.SYNC;
+        for (ReplicaOp op : r.deferred) {
+            op.ack.complete(op.deferredAck);
+        }
+        // Mutations sent to the source before this rebuild began precede its marker in the
+        // source's stream, so they were copied: they are now on both copies.
+        for (Iterator<ReplicaOp> it = parked.iterator(); it.hasNext(); ) {
+            ReplicaOp op = it.next();
+            if (op.parkedOn == r.source && op.createdAt <= r.startedAt) {
+                it.remove();
+                op.ack.complete(op.deferredAck);
+            }
+        }
+        event("rebuild of " + r.target.node + " done: " + r.copied + " message(s) copied");
+        writeRecord();
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    /** Parked mutations whose survivor is gone, or that waited too long, fail (outcome unknown). */
+    private void failParked(boolean all, long now, String why) {
+        long limit = core.config.requestTimeout().toNanos() * 5;
+        for (Iterator<ReplicaOp> it = parked.iterator(); it.hasNext(); ) {
+            ReplicaOp op = it.next();
+            boolean gone = !members.contains(op.parkedOn) || op.parkedOn.lost || op.parkedOn.sync != SyncState.SYNC;
+            if (all || gone || now - op.parkedAt > limit) {
+                it.remove();
+                op.ack.complete(Ack.failed(all ? Status.TIMEOUT : Status.TIMEOUT,
+                        "a copy was lost before answering and the queue was not re-replicated in time (" + why
+                                + "): outcome unknown"));
+            }
+        }
+    }
+
+    private static boolean isMutation(ReplicaOp op) {
+        return op.kind.isMutation() || op.purpose == ReplicaOp.Purpose.RECORD;
+    }
+
+    Member memberOn(String node) {
+        for (Member m : members) {
+            if (m.node.equals(node)) {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    private Member otherMember(Member m) {
+        for (Member x : members) {
+            if (x != m) {
+                return x;
+            }
+        }
+        return null;
+    }
+
+    void close() {
+        phase = Phase.CLOSED;
+        failParked(true, core.clock.nanoTime(), "closed");
+        if (rebuild != null) {
+            rebuild.abort("queue closed");
+            rebuild = null;
+        }
+        for (Member m : members) {
+            dropAll(m, Status.BAD_HANDLE, "queue closed");
+        }
+        core.forgetReplica(this);
+    }
+
+    void event(String e) {
+        lastEvent = e;
+        core.log(name, e);
+    }
+
+    /** Rows of the management table for this queue. */
+    List<ManagementTable.Row> rows() {
+        List<ManagementTable.Row> rows = new ArrayList<>();
+        Map<String, Boolean> seen = new LinkedHashMap<>();
+        for (Member m : members) {
+            NodeHealth h = core.health(m.node);
+            NetState a = netState(h, m, NodePath.ACTIVE);
+            NetState s = netState(h, m, NodePath.STANDBY);
+            rows.add(new ManagementTable.Row(name, m.node, a, s, m.sync, m.txn, Epochs.counter(epoch),
+                    m.lost ? "unreachable" : (rebuild != null && rebuild.target == m ? rebuild.progress() : "")));
+            seen.put(m.node, true);
+        }
+        for (String n : isolated) {
+            if (!seen.containsKey(n)) {
+                NodeHealth h = core.health(n);
+                rows.add(new ManagementTable.Row(name, n, h.state(NodePath.ACTIVE) == NetState.NG ? NetState.NG : NetState.READY,
+                        h.state(NodePath.STANDBY) == NetState.NG ? NetState.NG : NetState.READY, SyncState.NG, -1, Epochs.counter(epoch), "isolated"));
+            }
+        }
+        return rows;
+    }
+
+    private static NetState netState(NodeHealth h, Member m, NodePath p) {
+        if (h.state(p) == NetState.NG) {
+            return NetState.NG;
+        }
+        return m.path == p && !m.lost ? NetState.RUN : NetState.READY;
+    }
+
+    /** For tests: every member's bookkeeping. */
+    Map<String, Long> memberTxns() {
+        Map<String, Long> out = new HashMap<>();
+        for (Member m : members) {
+            out.put(m.node, m.txn);
+        }
+        return out;
+    }
+}

@@ -1,0 +1,90 @@
+package org.jameskvs.replication;
+
+import org.jameskvs.client.Ack;
+import org.jameskvs.client.GetResult;
+import org.jameskvs.client.QueueStat;
+import org.jameskvs.client.ReadResult;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One logical operation of a replicated queue: a client call, or one of the replication's own
+ * steps. A mutation is sent to every write member and completes once each of them answered (or was
+ * isolated, which makes the outcome "not replicated").
+ */
+final class ReplicaOp {
+    /** Why the operation exists; decides what its answers mean. */
+    enum Purpose {
+        CLIENT,
+        /** the membership/lease record (REPLACE, or PUT where the copy has none yet) */
+        RECORD,
+        /** CLEAR of a rebuild target before anything else reaches it */
+        CLEAR_TARGET,
+        /** STAT on the rebuild source: where the copy stops (later messages arrive live) */
+        MARKER,
+        /** one READ block from the rebuild source */
+        COPY_READ,
+        /** one message copied to the rebuild target */
+        COPY
+    }
+
+    final NodeOp kind;
+    final Purpose purpose;
+    final long createdAt;
+    byte[] id;
+    int priority;
+    long notBefore;
+    byte[] state;
+    byte[] body;
+    long fromPosition;
+    int maxCount;
+    int maxBytes;
+    long readyBefore;
+
+    CompletableFuture<Ack> ack;
+    CompletableFuture<GetResult> get;
+    CompletableFuture<ReadResult> read;
+    CompletableFuture<QueueStat> stat;
+
+    final Set<Member> awaiting = new HashSet<>();
+    final Map<Member, NodeResponse> answers = new HashMap<>();
+    /** Effective status per member after the replication's reading of it (DUPLICATE_ID on a retry = OK, ...). */
+    final Map<Member, org.jameskvs.protocol.Status> effective = new HashMap<>();
+    /**
+     * Members whose answer cannot tell applied from absent: a retried PUT answering DUPLICATE_ID or
+     * a retried DELETE answering NOT_FOUND (the first try may have been applied), a rebuild target
+     * answering NOT_FOUND to a DELETE/REPLACE of a message not copied yet. They take the outcome of
+     * the other copy; when every answer is like that the mutation succeeded.
+     */
+    final Set<Member> ambiguous = new HashSet<>();
+    /** A member that should have taken this mutation was isolated: the outcome is not two copies. */
+    boolean degraded;
+    boolean done;
+    /**
+     * A REPLACE the rebuild target answered NOT_FOUND (message not copied yet): the new state is on
+     * one copy only until the copier brings the message over, so the ack waits for the rebuild.
+     */
+    boolean awaitsCopy;
+    /** The rebuild a MARKER / COPY_READ / COPY belongs to: answers of an aborted rebuild are ignored. */
+    Rebuild rebuild;
+    /** RECORD: the version written. */
+    long recordSeq = -1;
+    Ack deferredAck;
+    /** Applied on this copy only (the other was lost): acked when a rebuild from it completes. */
+    Member parkedOn;
+    long parkedAt;
+
+    ReplicaOp(NodeOp kind, Purpose purpose, long now) {
+        this.kind = kind;
+        this.purpose = purpose;
+        this.createdAt = now;
+    }
+
+    boolean isClientRead() {
+        return purpose == Purpose.CLIENT && !kind.isMutation();
+    }
+}

@@ -1,0 +1,188 @@
+package org.jameskvs.replication;
+
+import org.jameskvs.client.OpenOptions;
+import org.jameskvs.client.OpenResult;
+import org.jameskvs.protocol.OpenMode;
+import org.jameskvs.protocol.Status;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * Opens replicated queues: the entry point of the James plug-in, with the shape of
+ * {@code KvsClient::open}. Runs the replication state machine ({@link ReplicationCore}) on one
+ * scheduler thread with the real clock and real {@code KvsClient} connections (two per node:
+ * active and standby path). Results are handed to the caller on a separate callback thread, in
+ * order, so that callers never run on (or block) the state machine's thread.
+ *
+ * <pre>
+ * ReplicatedQueueOpener opener = ReplicatedQueueOpener.start(ReplicationConfig.fromProperties(p));
+ * KvsQueue q = opener.open("spool", OpenOptions.writer("james-1", 1)).join().orThrow();
+ * q.put(id, 0, 0, state, body).thenAccept(ack -&gt; ... ack.isOk() means two copies ...);
+ * </pre>
+ */
+public final class ReplicatedQueueOpener implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicatedQueueOpener.class);
+
+    private final ReplicationConfig config;
+    private final ScheduledExecutorService coreThread;
+    private final ExecutorService callbacks;
+    private final KvsNodeTransport transport;
+    private final ReplicationCore core;
+
+    private ReplicatedQueueOpener(ReplicationConfig config) {
+        this.config = config;
+        this.coreThread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "kvs-replication");
+            t.setDaemon(true);
+            return t;
+        });
+        this.callbacks = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "kvs-replication-callbacks");
+            t.setDaemon(true);
+            return t;
+        });
+        ReplicationCore[] holder = new ReplicationCore[1];
+        this.transport = new KvsNodeTransport(config, coreThread, r -> holder[0].onResponse(r));
+        this.core = new ReplicationCore(config, Clock.SYSTEM, transport);
+        holder[0] = core;
+        core.onEvent(e -> LOG.info("replication: {}", e));
+        long tick = config.tick().toMillis();
+        coreThread.scheduleAtFixedRate(this::tick, tick, tick, TimeUnit.MILLISECONDS);
+    }
+
+    /** Connects to every node (in the background) and starts the heartbeats. */
+    public static ReplicatedQueueOpener start(ReplicationConfig config) {
+        return new ReplicatedQueueOpener(config);
+    }
+
+    private void tick() {
+        try {
+            core.tick();
+        } catch (RuntimeException e) {
+            LOG.error("replication tick failed", e);
+        }
+    }
+
+    /**
+     * Opens a queue for writing on its two copies: creates it, or reclaims it (same owner, epoch + 1,
+     * recovery from an in-sync copy). Fails with QUEUE_LOCKED when another owner holds it: see
+     * {@link #takeOver} and {@link #takeOverWhenLeaseExpires}. Only {@link OpenMode#WRITE} is supported.
+     */
+    public CompletableFuture<OpenResult> open(String name, OpenOptions options) {
+        return openWith(name, options, false);
+    }
+
+    /** Admin: takes the queue from whichever James node holds it (a higher epoch fences it). */
+    public CompletableFuture<OpenResult> takeOver(String name, OpenOptions options) {
+        return openWith(name, options, true);
+    }
+
+    /**
+     * Watches the owner's lease (see {@link LeaseWatcher}) and takes the queue over once the lease
+     * has not been renewed for {@code leaseTimeout}; completes with the takeover's result.
+     */
+    public CompletableFuture<OpenResult> takeOverWhenLeaseExpires(String name, OpenOptions options) {
+        CompletableFuture<OpenResult> out = new CompletableFuture<>();
+        LeaseWatcher watcher = new LeaseWatcher(config.leaseTimeout());
+        coreThread.execute(() -> watchLease(name, options, watcher, out));
+        return out;
+    }
+
+    private void watchLease(String name, OpenOptions options, LeaseWatcher watcher, CompletableFuture<OpenResult> out) {
+        if (out.isDone()) {
+            return;
+        }
+        core.peekRecord(name).thenAccept(peeked -> {
+            // Too few answers says nothing about the owner: keep watching.
+            boolean heard = peeked.answered() >= config.nodes().size() - 1;
+            MembershipRecord rec = peeked.record();
+            if (heard && watcher.expired(System.nanoTime(), rec)) {
+                LOG.info("replication: lease on {} expired ({}); taking over", name, rec == null ? "no record" : rec.owner());
+                core.takeOver(name, options).thenAccept(r -> {
+                    if (r.isOk() || r.status() == Status.STALE_EPOCH) {
+                        QueueReplica replica = core.replica(name);
+                        OpenResult result = r.isOk() ? new OpenResult(Status.OK, null, new ReplicatedQueue(this, replica),
+                                r.txn(), replica.epochCounter(), r.size()) : r;
+                        callbacks.execute(() -> out.complete(result));
+                    } else {
+                        rescheduleWatch(name, options, watcher, out); // e.g. nodes unreachable: later
+                    }
+                });
+            } else {
+                rescheduleWatch(name, options, watcher, out);
+            }
+        });
+    }
+
+    private void rescheduleWatch(String name, OpenOptions options, LeaseWatcher watcher, CompletableFuture<OpenResult> out) {
+        coreThread.schedule(() -> watchLease(name, options, watcher, out), config.leaseRenew().toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    private CompletableFuture<OpenResult> openWith(String name, OpenOptions options, boolean force) {
+        if (options.mode() != OpenMode.WRITE) {
+            return CompletableFuture.completedFuture(new OpenResult(Status.BAD_REQUEST,
+                    "replicated queues are opened for writing", null, -1, 0, 0));
+        }
+        return onCore(c -> (force ? c.takeOver(name, options) : c.open(name, options)).thenApply(r -> {
+            if (!r.isOk()) {
+                return r;
+            }
+            QueueReplica replica = c.replica(name);
+            return new OpenResult(Status.OK, null, new ReplicatedQueue(this, replica), r.txn(), replica.epochCounter(),
+                    r.size());
+        }));
+    }
+
+    /** The management table (paper Table I), for metrics and the admin command. */
+    public ManagementTable managementTable() {
+        // Built on the state machine's thread, handed over directly (not via the callback thread,
+        // so that calling this from a callback cannot deadlock).
+        return CompletableFuture.supplyAsync(core::table, coreThread).join();
+    }
+
+    /** Runs a call on the state machine's thread; its result is delivered on the callback thread. */
+    <T> CompletableFuture<T> onCore(Function<ReplicationCore, CompletableFuture<T>> call) {
+        CompletableFuture<T> out = new CompletableFuture<>();
+        coreThread.execute(() -> {
+            try {
+                call.apply(core).whenComplete((v, t) -> callbacks.execute(() -> {
+                    if (t != null) {
+                        out.completeExceptionally(t);
+                    } else {
+                        out.complete(v);
+                    }
+                }));
+            } catch (RuntimeException e) {
+                callbacks.execute(() -> out.completeExceptionally(e));
+            }
+        });
+        return out;
+    }
+
+    void closeQueue(QueueReplica replica) {
+        coreThread.execute(() -> {
+            core.close(replica);
+            transport.closeQueue(replica.name());
+        });
+    }
+
+    @Override
+    public void close() {
+        coreThread.shutdownNow();
+        try {
+            coreThread.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        transport.close();
+        callbacks.shutdown();
+    }
+}

@@ -1,0 +1,371 @@
+package org.jameskvs.replication;
+
+import org.jameskvs.client.Ack;
+import org.jameskvs.client.GetResult;
+import org.jameskvs.client.OpenOptions;
+import org.jameskvs.client.OpenResult;
+import org.jameskvs.client.QueueStat;
+import org.jameskvs.client.ReadResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * The replication state machine of one James node: node health (heartbeats on both paths of every
+ * node of the group) and one {@link QueueReplica} per open queue. Pure and deterministic: no
+ * threads, no sleeps; time comes from the {@link Clock}, the network is the {@link NodeTransport};
+ * it advances only through {@link #tick()}, {@link #onResponse} and client calls, all of which must
+ * come from one thread. Futures handed out complete on that thread.
+ */
+public final class ReplicationCore {
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicationCore.class);
+
+    final ReplicationConfig config;
+    final Clock clock;
+    final Placement placement;
+    final int processId;
+    private final NodeTransport transport;
+    private final Map<String, NodeHealth> health = new LinkedHashMap<>();
+    private final Map<String, QueueReplica> replicas = new LinkedHashMap<>();
+    private final Map<Long, Consumer<NodeResponse>> pending = new HashMap<>();
+    private long nextToken = 1;
+    private Consumer<String> eventSink;
+
+    public ReplicationCore(ReplicationConfig config, Clock clock, NodeTransport transport) {
+        this(config, clock, transport, new java.security.SecureRandom().nextInt(1 << 20));
+    }
+
+    /**
+     * @param processId 20 bits that tell this process's epochs apart from another process that
+     *                  picks the same epoch counter (random by default; fixed in simulations)
+     */
+    public ReplicationCore(ReplicationConfig config, Clock clock, NodeTransport transport, int processId) {
+        this.processId = processId & 0xFFFFF;
+        this.config = config;
+        this.clock = clock;
+        this.transport = transport;
+        this.placement = new Placement(config);
+        long now = clock.nanoTime();
+        for (String n : config.nodeNames()) {
+            health.put(n, new NodeHealth(n, now));
+        }
+    }
+
+    /** Receives every state change as a line of text (tests, admin); default: debug log only. */
+    public void onEvent(Consumer<String> sink) {
+        this.eventSink = sink;
+    }
+
+    // ------------------------------------------------------------------ API
+
+    /**
+     * Opens a queue for writing on its two copies (creating them, or reclaiming them with a higher
+     * epoch). Fails with QUEUE_LOCKED when another owner holds it (see {@link #takeOver}).
+     * The result's {@code queue} is null: wrap the replica with {@link #replica(String)}.
+     */
+    public CompletableFuture<OpenResult> open(String queue, OpenOptions options) {
+        return open(queue, options, false);
+    }
+
+    /** Like {@link #open} but takes the queue from another owner: a higher epoch fences it. */
+    public CompletableFuture<OpenResult> takeOver(String queue, OpenOptions options) {
+        return open(queue, options, true);
+    }
+
+    private CompletableFuture<OpenResult> open(String queue, OpenOptions options, boolean force) {
+        CompletableFuture<OpenResult> f = new CompletableFuture<>();
+        QueueReplica existing = replicas.get(queue);
+        if (existing != null && existing.phase != QueueReplica.Phase.FENCED) {
+            f.complete(new OpenResult(org.jameskvs.protocol.Status.QUEUE_LOCKED, "already open here", null, -1,
+                    existing.epoch, 0));
+            return f;
+        }
+        QueueReplica r = new QueueReplica(this, queue, options.owner());
+        replicas.put(queue, r);
+        r.open(options, force, f);
+        return f;
+    }
+
+    public QueueReplica replica(String queue) {
+        return replicas.get(queue);
+    }
+
+    public CompletableFuture<Ack> put(QueueReplica q, byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
+        ReplicaOp op = new ReplicaOp(NodeOp.PUT, ReplicaOp.Purpose.CLIENT, clock.nanoTime());
+        op.id = id;
+        op.priority = priority;
+        op.notBefore = notBefore;
+        op.state = state == null ? new byte[0] : state;
+        op.body = body == null ? new byte[0] : body;
+        if (Ids.isReserved(id)) {
+            return CompletableFuture.completedFuture(Ack.failed(org.jameskvs.protocol.Status.BAD_REQUEST,
+                    "ids starting with a zero byte are reserved"));
+        }
+        return q.mutate(op);
+    }
+
+    public CompletableFuture<Ack> delete(QueueReplica q, byte[] id) {
+        ReplicaOp op = new ReplicaOp(NodeOp.DELETE, ReplicaOp.Purpose.CLIENT, clock.nanoTime());
+        op.id = id;
+        return q.mutate(op);
+    }
+
+    public CompletableFuture<Ack> replace(QueueReplica q, byte[] id, int priority, long notBefore, byte[] state) {
+        ReplicaOp op = new ReplicaOp(NodeOp.REPLACE, ReplicaOp.Purpose.CLIENT, clock.nanoTime());
+        op.id = id;
+        op.priority = priority;
+        op.notBefore = notBefore;
+        op.state = state == null ? new byte[0] : state;
+        return q.mutate(op);
+    }
+
+    public CompletableFuture<Ack> clear(QueueReplica q) {
+        return q.mutate(new ReplicaOp(NodeOp.CLEAR, ReplicaOp.Purpose.CLIENT, clock.nanoTime()));
+    }
+
+    public CompletableFuture<GetResult> get(QueueReplica q, byte[] id) {
+        ReplicaOp op = new ReplicaOp(NodeOp.GET, ReplicaOp.Purpose.CLIENT, clock.nanoTime());
+        op.id = id;
+        op.get = new CompletableFuture<>();
+        q.readOp(op);
+        return op.get;
+    }
+
+    public CompletableFuture<ReadResult> read(QueueReplica q, long from, int maxCount, int maxBytes, long readyBefore) {
+        ReplicaOp op = new ReplicaOp(NodeOp.READ, ReplicaOp.Purpose.CLIENT, clock.nanoTime());
+        op.fromPosition = from;
+        op.maxCount = maxCount;
+        op.maxBytes = maxBytes;
+        op.readyBefore = readyBefore;
+        op.read = new CompletableFuture<>();
+        q.readOp(op);
+        return op.read;
+    }
+
+    public CompletableFuture<QueueStat> stat(QueueReplica q) {
+        ReplicaOp op = new ReplicaOp(NodeOp.STAT, ReplicaOp.Purpose.CLIENT, clock.nanoTime());
+        op.stat = new CompletableFuture<>();
+        q.readOp(op);
+        return op.stat;
+    }
+
+    public void close(QueueReplica q) {
+        q.close();
+    }
+
+    /** The management table (paper Table I): a snapshot, safe to hand to other threads. */
+    public ManagementTable table() {
+        List<ManagementTable.Row> rows = new ArrayList<>();
+        for (QueueReplica r : replicas.values()) {
+            rows.addAll(r.rows());
+        }
+        Map<String, NetState[]> nodes = new LinkedHashMap<>();
+        for (NodeHealth h : health.values()) {
+            nodes.put(h.node, new NetState[]{h.state(NodePath.ACTIVE), h.state(NodePath.STANDBY)});
+        }
+        return new ManagementTable(rows, nodes);
+    }
+
+    /** What {@link #peekRecord} found: the newest record (null if none) and how many nodes answered. */
+    record Peeked(MembershipRecord record, int answered) {
+    }
+
+    /**
+     * Reads the newest replication record of a queue from every reachable node (read handles, no
+     * fencing): what a lease watcher needs. A node answers when it has the queue (record or not)
+     * or says it has no such queue.
+     */
+    CompletableFuture<Peeked> peekRecord(String queue) {
+        CompletableFuture<Peeked> out = new CompletableFuture<>();
+        List<String> nodes = new ArrayList<>();
+        for (NodeHealth h : health.values()) {
+            if (h.up()) {
+                nodes.add(h.node);
+            }
+        }
+        MembershipRecord[] best = new MembershipRecord[1];
+        int[] answered = {0};
+        int[] left = {nodes.size()};
+        Runnable one = () -> {
+            if (--left[0] == 0 && !out.isDone()) {
+                out.complete(new Peeked(best[0], answered[0]));
+            }
+        };
+        if (nodes.isEmpty()) {
+            out.complete(new Peeked(null, 0));
+            return out;
+        }
+        long deadline = clock.nanoTime() + config.requestTimeout().toNanos();
+        peeks.add(new Peek(deadline, out, best, answered));
+        for (String n : nodes) {
+            NodePath p = health(n).bestPath();
+            NodeRequest open = NodeRequest.open(nextToken(), n, p, queue, false, 0, "");
+            send(open, r -> {
+                if (r.status() == org.jameskvs.protocol.Status.NO_SUCH_QUEUE) {
+                    answered[0]++;
+                }
+                if (!r.isOk()) {
+                    one.run();
+                    return;
+                }
+                NodeRequest get = new NodeRequest(nextToken(), n, p, queue, NodeOp.GET, Ids.RECORD_ID, 0, 0, null, null,
+                        0, 0, 0, 0, 0, null, true);
+                send(get, g -> {
+                    if (g.isOk() && g.get() != null && g.get().message() != null) {
+                        answered[0]++;
+                        MembershipRecord rec = MembershipRecord.decode(g.get().message().state());
+                        if (rec != null && rec.newerThan(best[0])) {
+                            best[0] = rec;
+                        }
+                    } else if (g.status() == org.jameskvs.protocol.Status.NOT_FOUND) {
+                        answered[0]++;
+                    }
+                    one.run();
+                });
+            });
+        }
+        return out;
+    }
+
+    private record Peek(long deadline, CompletableFuture<Peeked> future, MembershipRecord[] best, int[] answered) {
+    }
+
+    private final List<Peek> peeks = new ArrayList<>();
+
+    public boolean nodeUp(String node) {
+        return health(node).up();
+    }
+
+    // ------------------------------------------------------------------ driving
+
+    /** Heartbeats, request timeouts, lease renewals. Call every {@code tick} (50 ms). */
+    public void tick() {
+        long now = clock.nanoTime();
+        long interval = config.heartbeatInterval().toNanos();
+        long timeout = config.heartbeatTimeout().toNanos();
+        for (NodeHealth h : health.values()) {
+            for (NodePath p : NodePath.values()) {
+                int i = p.ordinal();
+                if (h.pingToken[i] != 0 && now - h.lastPingSent[i] > timeout) {
+                    forget(h.pingToken[i]);
+                    h.pingToken[i] = 0;
+                }
+                if (h.pingToken[i] == 0 && now - h.lastPingSent[i] >= interval) {
+                    NodeRequest ping = NodeRequest.ping(nextToken(), h.node, p);
+                    h.pingToken[i] = ping.token();
+                    h.lastPingSent[i] = now;
+                    send(ping, r -> onPing(h, p, ping.token(), r));
+                }
+                if (h.state(p) != NetState.NG && now - h.lastOk[i] > timeout) {
+                    pathNg(h.node, p);
+                }
+            }
+        }
+        for (QueueReplica r : new ArrayList<>(replicas.values())) {
+            r.tick(now);
+        }
+        peeks.removeIf(p -> {
+            if (p.future().isDone()) {
+                return true;
+            }
+            if (now > p.deadline()) {
+                p.future().complete(new Peeked(p.best()[0], p.answered()[0])); // silent nodes: what was found
+                return true;
+            }
+            return false;
+        });
+    }
+
+    private void onPing(NodeHealth h, NodePath p, long token, NodeResponse r) {
+        int i = p.ordinal();
+        if (h.pingToken[i] == token) {
+            h.pingToken[i] = 0;
+        }
+        if (!r.isOk()) {
+            return; // silence, then the heartbeat timeout, marks the path NG
+        }
+        h.lastOk[i] = clock.nanoTime();
+        if (h.state(p) == NetState.NG) {
+            boolean wasDown = !h.up();
+            h.set(p, NetState.READY);
+            log(null, h.node + "/" + p + " READY again");
+            if (wasDown) {
+                for (QueueReplica q : new ArrayList<>(replicas.values())) {
+                    q.onNodeUp(h.node);
+                }
+            }
+        }
+    }
+
+    /** A node's answer; unknown or forgotten tokens (late answers) are ignored. */
+    public void onResponse(NodeResponse r) {
+        Consumer<NodeResponse> c = pending.remove(r.token());
+        if (c != null) {
+            c.accept(r);
+        }
+    }
+
+    /** Marks a path NG (heartbeat or request timeout) and tells every queue. */
+    void pathNg(String node, NodePath p) {
+        NodeHealth h = health(node);
+        if (h.state(p) == NetState.NG) {
+            return;
+        }
+        h.set(p, NetState.NG);
+        // Let the heartbeat prove it alive again before it counts as READY.
+        h.lastOk[p.ordinal()] = Math.min(h.lastOk[p.ordinal()], clock.nanoTime() - config.heartbeatTimeout().toNanos() - 1);
+        log(null, node + "/" + p + " NG");
+        for (QueueReplica q : new ArrayList<>(replicas.values())) {
+            q.onPathDown(node, p);
+        }
+        if (!h.up()) {
+            for (QueueReplica q : new ArrayList<>(replicas.values())) {
+                q.onNodeDown(node);
+            }
+        }
+    }
+
+    void send(NodeRequest r, Consumer<NodeResponse> onAnswer) {
+        pending.put(r.token(), onAnswer);
+        transport.send(r);
+    }
+
+    void forget(long token) {
+        pending.remove(token);
+    }
+
+    long nextToken() {
+        return nextToken++;
+    }
+
+    NodeHealth health(String node) {
+        NodeHealth h = health.get(node);
+        if (h == null) {
+            throw new IllegalArgumentException("node " + node + " is not in the group");
+        }
+        return h;
+    }
+
+    void forgetReplica(QueueReplica r) {
+        replicas.remove(r.name, r);
+    }
+
+    int pendingCount() {
+        return pending.size();
+    }
+
+    void log(String queue, String event) {
+        String line = (queue == null ? "" : queue + ": ") + event;
+        LOG.debug(line);
+        if (eventSink != null) {
+            eventSink.accept(line);
+        }
+    }
+}

@@ -1,0 +1,56 @@
+/**
+ * Replication of James KVS Spool queues: every queue is kept on two KVS nodes, and a write is
+ * acknowledged only when both copies acknowledged it (paper sections III.A, III.C, III.D, IV.D).
+ *
+ * <h2>Layers</h2>
+ * <ul>
+ * <li><b>The state machine</b> ({@link org.jameskvs.replication.ReplicationCore},
+ * {@link org.jameskvs.replication.QueueReplica}, {@code OpenProcedure}, {@code Rebuild}): pure and
+ * deterministic, single-threaded, driven by client calls, node answers and clock ticks; time and
+ * network are injected ({@link org.jameskvs.replication.Clock},
+ * {@link org.jameskvs.replication.NodeTransport}). The management table
+ * ({@link org.jameskvs.replication.ManagementTable}) is its read-only view.</li>
+ * <li><b>The adapter</b> ({@link org.jameskvs.replication.ReplicatedQueueOpener},
+ * {@link org.jameskvs.replication.ReplicatedQueue}, {@code KvsNodeTransport}): real KvsClient
+ * connections (two per node: active and standby path), the real clock, one scheduler thread.
+ * Configuration: {@link org.jameskvs.replication.ReplicationConfig}.</li>
+ * </ul>
+ *
+ * <h2>Guarantees</h2>
+ * <ul>
+ * <li>An OK for a mutation (put, delete, replace, clear) means both copies applied it. With only one
+ * copy able to take writes, mutations fail ({@code STORAGE_ERROR}); the James side answers SMTP 4xx.</li>
+ * <li>Each copy's transaction number must move by exactly one per applied mutation; a copy that
+ * disagrees (or that reopens at a transaction number it cannot have) is NG: isolated, and the queue
+ * is re-synchronised onto a copy (CLEAR, then block-wise copy while traffic continues).</li>
+ * <li>Exactly one outcome per call; futures never complete exceptionally.</li>
+ * <li>No split brain: writers are fenced by epochs (see {@code Epochs} and {@code OpenProcedure}).
+ * After a takeover completes, no mutation the previous owner issues can be acknowledged.</li>
+ * </ul>
+ *
+ * <h2>Ownership, takeover and lease</h2>
+ * The owner opens its queues on both copies with its epoch. A restarted owner reclaims them (same
+ * owner, epoch + 1); another James node takes them over with {@code takeOver} (admin) or
+ * {@code takeOverWhenLeaseExpires}. Both run the same procedure: probe every node, fence every node
+ * that answered with the higher epoch, then read the replication record (membership, sync states,
+ * lease counter) kept inside the queue itself, where it is fenced like the data. The lease is that
+ * record being rewritten every {@code leaseRenew}; a watcher takes over when it has not changed for
+ * {@code leaseTimeout} of the watcher's own clock ({@code LeaseWatcher}). Safety never depends on
+ * the lease, only on fencing.
+ *
+ * <h2>Known limits</h2>
+ * <ul>
+ * <li>Open and takeover need answers from all but one node of the group (the members of a queue are
+ * two nodes; hearing all but one guarantees hearing a current member). Creating a brand-new queue
+ * needs every node (else a new queue is indistinguishable from one whose only good copy is away).</li>
+ * <li>Single-failure assumption: a node that lost its data (restarted without its journal) counts
+ * as a failure until its copy is rebuilt. If, meanwhile, the survivor is also unreachable and a new
+ * owner opens the queue, the records it reads may not name the newest copy.</li>
+ * <li>Positions are per copy: after the copy that serves reads changes, positions refer to the new
+ * copy. After a rebuild, messages put during the rebuild precede older copied ones on the rebuilt
+ * copy (see {@code Rebuild}).</li>
+ * <li>A REPLACE applied twice because of a path-switch retry is idempotent in content; it only
+ * disables the cheap equality proof of the next takeover (which then rebuilds one copy).</li>
+ * </ul>
+ */
+package org.jameskvs.replication;

@@ -1,0 +1,245 @@
+package org.jameskvs.replication;
+
+import org.jameskvs.client.Ack;
+import org.jameskvs.client.GetResult;
+import org.jameskvs.client.OpenResult;
+import org.jameskvs.client.ReadResult;
+import org.jameskvs.protocol.Status;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Hand-written scenarios on the simulated network, one behaviour each. */
+class ReplicationScenarioTest {
+    private static final String Q = "mail.example.com";
+
+    private SimCluster cluster(long seed) {
+        SimCluster c = new SimCluster(seed, 3, 2);
+        c.run(100);
+        return c;
+    }
+
+    private SimCluster.Writer openFirst(SimCluster c) {
+        SimCluster.Writer w = c.writers.get(0);
+        OpenResult r = c.await(w.open(Q, false), 10_000);
+        assertThat(r.isOk()).as(r.reason() + "\n" + c.tail()).isTrue();
+        return w;
+    }
+
+    private static SimServer.SimQueue queueOn(SimCluster c, String node) {
+        return c.world.servers.get(node).queues.get(Q);
+    }
+
+    private static int liveOn(SimCluster c, String node) {
+        SimServer.SimQueue q = queueOn(c, node);
+        return q == null ? 0 : (int) q.byId.values().stream().filter(m -> !Ids.isReserved(m.id)).count();
+    }
+
+    @Test
+    void putIsOnBothPlacedNodesAndTransactionNumbersMatch() {
+        SimCluster c = cluster(1);
+        SimCluster.Writer w = openFirst(c);
+        List<String> nodes = w.replica.syncNodes();
+        assertThat(nodes).hasSize(2).isEqualTo(new Placement(c.config).pair(Q));
+        for (int i = 0; i < 20; i++) {
+            assertThat(c.put(w, "m" + i, "body" + i).isOk()).isTrue();
+        }
+        Ack d = c.await(w.core.delete(w.replica, "m3".getBytes()), 5000);
+        assertThat(d.isOk()).isTrue();
+        Ack r = c.await(w.core.replace(w.replica, "m4".getBytes(), 2, 0, "retry=1".getBytes()), 5000);
+        assertThat(r.isOk()).isTrue();
+        for (String n : nodes) {
+            assertThat(liveOn(c, n)).isEqualTo(19);
+            assertThat(w.replica.memberTxns().get(n)).isEqualTo(queueOn(c, n).txn);
+        }
+        GetResult g = c.await(w.core.get(w.replica, "m4".getBytes()), 5000);
+        assertThat(new String(g.message().state())).isEqualTo("retry=1");
+        ReadResult rr = c.await(w.core.read(w.replica, 0, 100, 1 << 20, 0), 5000);
+        assertThat(rr.messages()).hasSize(19).noneMatch(m -> Ids.isReserved(m.id()));
+        assertThat(c.await(w.core.stat(w.replica), 5000).size()).isEqualTo(19);
+        String table = w.core.table().format();
+        System.out.println(table);
+        assertThat(table).contains("RUN").contains("SYNC");
+    }
+
+    @Test
+    void activePathCutSwitchesToStandbyWithoutLosingAnAck() {
+        SimCluster c = cluster(2);
+        SimCluster.Writer w = openFirst(c);
+        String n0 = w.replica.syncNodes().get(0);
+        List<CompletableFuture<Ack>> acks = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            acks.add(w.core.put(w.replica, ("a" + i).getBytes(), 0, 0, new byte[0], new byte[10]));
+        }
+        c.world.cut(n0, NodePath.ACTIVE, true);
+        for (int i = 10; i < 20; i++) {
+            acks.add(w.core.put(w.replica, ("a" + i).getBytes(), 0, 0, new byte[0], new byte[10]));
+        }
+        c.run(6000);
+        for (CompletableFuture<Ack> a : acks) {
+            assertThat(a.join().isOk()).as(a.join() + "\n" + c.tail()).isTrue();
+        }
+        assertThat(w.replica.memberOn(n0).path).isEqualTo(NodePath.STANDBY);
+        assertThat(liveOn(c, n0)).isEqualTo(20);
+        assertThat(w.replica.memberTxns().get(n0)).isEqualTo(queueOn(c, n0).txn);
+        System.out.println(w.core.table().format());
+    }
+
+    @Test
+    void crashedNodeIsReplacedAndRebuiltWhileWritesContinue() {
+        SimCluster c = cluster(3);
+        SimCluster.Writer w = openFirst(c);
+        for (int i = 0; i < 50; i++) {
+            assertThat(c.put(w, "old" + i, "b").isOk()).isTrue();
+        }
+        List<String> before = w.replica.syncNodes();
+        String victim = before.get(1);
+        c.world.crash(victim);
+        // Writes during detection fail (only one copy) or succeed (two copies); never a lie.
+        List<CompletableFuture<Ack>> during = new ArrayList<>();
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            String id = "new" + i;
+            ids.add(id);
+            during.add(w.core.put(w.replica, id.getBytes(), 0, 0, new byte[0], "x".getBytes()));
+            if (i == 100) {
+                // delete and replace old messages while the copy runs
+                during.add(w.core.delete(w.replica, "old7".getBytes()));
+                during.add(w.core.replace(w.replica, "old40".getBytes(), 1, 0, "s2".getBytes()));
+            }
+            c.run(20);
+        }
+        c.run(10_000);
+        assertThat(w.replica.syncNodes()).hasSize(2).doesNotContain(victim);
+        String fresh = w.replica.syncNodes().stream().filter(n -> !before.contains(n)).findFirst().orElseThrow();
+        String survivor = before.get(0);
+        SimServer.SimQueue a = queueOn(c, survivor), b = queueOn(c, fresh);
+        assertThat(b.byId.keySet()).isEqualTo(a.byId.keySet());
+        assertThat(b.byId.containsKey(Ids.key("old7".getBytes()))).isFalse();
+        assertThat(new String(b.byId.get(Ids.key("old40".getBytes())).state)).isEqualTo("s2");
+        for (int i = 0; i < ids.size(); i++) {
+            if (during.get(i < 101 ? i : i + 2).join().isOk()) {
+                assertThat(a.byId).containsKey(Ids.key(ids.get(i).getBytes()));
+                assertThat(b.byId).containsKey(Ids.key(ids.get(i).getBytes()));
+            }
+        }
+        assertThat(w.replica.memberTxns().get(fresh)).isEqualTo(b.txn);
+        System.out.println(w.core.table().format());
+    }
+
+    @Test
+    void takeoverFencesTheOldOwner() {
+        SimCluster c = cluster(4);
+        SimCluster.Writer a = openFirst(c);
+        assertThat(c.put(a, "x1", "b").isOk()).isTrue();
+        SimCluster.Writer b = c.writers.get(1);
+        OpenResult denied = c.await(b.open(Q, false), 10_000);
+        assertThat(denied.status()).isEqualTo(Status.QUEUE_LOCKED);
+        OpenResult r = c.await(b.open(Q, true), 10_000);
+        assertThat(r.isOk()).as(r.reason() + "\n" + c.tail()).isTrue();
+        Ack old = c.put(a, "x2", "b");
+        assertThat(old.status()).isEqualTo(Status.STALE_EPOCH);
+        assertThat(a.replica.isFenced()).isTrue();
+        assertThat(c.put(b, "x3", "b").isOk()).isTrue();
+        ReadResult rr = c.await(b.core.read(b.replica, 0, 10, 1 << 20, 0), 5000);
+        assertThat(rr.messages()).extracting(m -> new String(m.id())).containsExactly("x1", "x3");
+    }
+
+    @Test
+    void restartedOwnerReclaimsWithAHigherEpochAndReadsInBlocks() {
+        SimCluster c = cluster(5);
+        SimCluster.Writer a = openFirst(c);
+        for (int i = 0; i < 30; i++) {
+            assertThat(c.put(a, "r" + i, "b").isOk()).isTrue();
+        }
+        long epoch = a.replica.epochCounter();
+        a.boot(); // the James process restarts and forgets everything
+        c.run(100);
+        OpenResult r = c.await(a.open(Q, false), 10_000);
+        assertThat(r.isOk()).as(r.reason()).isTrue();
+        assertThat(r.size()).isEqualTo(30);
+        assertThat(a.replica.epochCounter()).isEqualTo(epoch + 1);
+        List<String> got = new ArrayList<>();
+        long from = 0;
+        while (true) {
+            ReadResult rr = c.await(a.core.read(a.replica, from, 8, 1 << 20, 0), 5000);
+            if (rr.messages().isEmpty()) {
+                break;
+            }
+            rr.messages().forEach(m -> got.add(new String(m.id())));
+            from = rr.nextPosition();
+        }
+        assertThat(got).hasSize(30).startsWith("r0", "r1").endsWith("r29");
+    }
+
+    @Test
+    void withOnlyOneNodeLeftMutationsFail() {
+        SimCluster c = new SimCluster(6, 2, 1);
+        c.run(100);
+        SimCluster.Writer w = c.writers.get(0);
+        assertThat(c.await(w.open(Q, false), 10_000).isOk()).isTrue();
+        assertThat(c.put(w, "a", "b").isOk()).isTrue();
+        c.world.crash("kvs2");
+        c.run(3000);
+        Ack a = c.put(w, "b", "b");
+        assertThat(a.isOk()).isFalse();
+        c.world.restart("kvs2", false);
+        c.run(8000);
+        assertThat(w.replica.syncNodes()).containsExactlyInAnyOrder("kvs1", "kvs2");
+        assertThat(c.put(w, "c", "b").isOk()).isTrue();
+        assertThat(liveOn(c, "kvs2")).isEqualTo(2);
+    }
+
+    @Test
+    void clearDuringRebuildLeavesNothingBehind() {
+        SimCluster c = cluster(7);
+        SimCluster.Writer w = openFirst(c);
+        for (int i = 0; i < 100; i++) {
+            assertThat(c.put(w, "c" + i, "b").isOk()).isTrue();
+        }
+        String victim = w.replica.syncNodes().get(0);
+        c.world.crash(victim);
+        c.run(2500);
+        assertThat(w.replica.isRebuilding() || w.replica.syncNodes().size() == 2).isTrue();
+        Ack clr = c.await(w.core.clear(w.replica), 5000);
+        assertThat(clr.isOk()).as(clr + "\n" + c.tail()).isTrue();
+        assertThat(c.put(w, "after", "b").isOk()).isTrue();
+        c.run(5000);
+        for (String n : w.replica.syncNodes()) {
+            assertThat(liveOn(c, n)).as(n).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void switchoverTimeAfterANodeFreezesWithDefaultTimings() {
+        // Virtual time, default heartbeat (500 ms / 1.5 s) and request timeout (2 s): a member is
+        // paused (SIGSTOP-like: no answer, no connection error), writes continue every 10 ms.
+        SimCluster c = cluster(8);
+        SimCluster.Writer w = openFirst(c);
+        assertThat(c.put(w, "warm", "b").isOk()).isTrue();
+        String victim = w.replica.syncNodes().get(1);
+        long stoppedAt = c.world.now;
+        c.world.pause(victim);
+        long firstAck = -1;
+        for (int i = 0; i < 1000 && firstAck < 0; i++) {
+            CompletableFuture<Ack> f = w.core.put(w.replica, ("p" + i).getBytes(), 0, 0, new byte[0], new byte[1]);
+            c.run(10);
+            int waited = 0;
+            while (!f.isDone() && waited++ < 5000) {
+                c.run(1);
+            }
+            if (f.join().isOk()) {
+                firstAck = c.world.now;
+            }
+        }
+        long ms = (firstAck - stoppedAt) / SimCluster.MS;
+        System.out.println("simulated switchover after freezing " + victim + ": " + ms + " ms (virtual)");
+        assertThat(firstAck).isPositive();
+        assertThat(ms).isLessThan(3000);
+        c.world.resume(victim);
+    }
+}

@@ -1,0 +1,235 @@
+package org.jameskvs.replication;
+
+import org.jameskvs.client.GetResult;
+import org.jameskvs.client.QueueStat;
+import org.jameskvs.client.ReadResult;
+import org.jameskvs.protocol.Status;
+import org.jameskvs.protocol.StoredMessage;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * A KVS server model with the semantics of the wire protocol (package-info of kvs-protocol):
+ * per-connection handles, epochs and the writer registry, positions, transaction numbers.
+ */
+final class SimServer {
+    final String name;
+    final Map<String, SimQueue> queues = new HashMap<>();
+    private final Map<Long, Map<Integer, Handle>> handles = new HashMap<>();
+    private final Map<String, Long> writers = new HashMap<>();
+    final Set<Long> liveConnections = new HashSet<>();
+    private int nextHandle = 1;
+
+    record Handle(SimQueue queue, boolean write, long epoch) {
+    }
+
+    static final class Msg {
+        final long position;
+        final byte[] id;
+        int priority;
+        long notBefore;
+        byte[] state;
+        final byte[] body;
+
+        Msg(long position, byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
+            this.position = position;
+            this.id = id;
+            this.priority = priority;
+            this.notBefore = notBefore;
+            this.state = state;
+            this.body = body;
+        }
+
+        StoredMessage stored() {
+            return new StoredMessage(position, id, priority, notBefore, state, body);
+        }
+    }
+
+    static final class SimQueue {
+        final String name;
+        long epoch;
+        String owner = "";
+        long txn;
+        long nextPos = 1;
+        final TreeMap<Long, Msg> byPos = new TreeMap<>();
+        final Map<String, Msg> byId = new HashMap<>();
+
+        SimQueue(String name) {
+            this.name = name;
+        }
+    }
+
+    SimServer(String name) {
+        this.name = name;
+    }
+
+    void connectionOpened(long conn) {
+        liveConnections.add(conn);
+    }
+
+    void connectionClosed(long conn) {
+        liveConnections.remove(conn);
+        handles.remove(conn);
+    }
+
+    /** Restart: the process is new; data survives only if {@code keepData}. */
+    void restart(boolean keepData) {
+        liveConnections.clear();
+        handles.clear();
+        writers.clear();
+        if (!keepData) {
+            queues.clear();
+        }
+    }
+
+    /** @param handleId handle the client used (0 for OPEN/PING) */
+    NodeResponse apply(long conn, int handleId, NodeRequest r) {
+        long tok = r.token();
+        switch (r.op()) {
+            case PING -> {
+                return NodeResponse.of(tok, Status.OK, 0, 0, null);
+            }
+            case OPEN_WRITE, OPEN_READ -> {
+                return open(conn, r);
+            }
+            default -> { }
+        }
+        Handle h = handles.getOrDefault(conn, Map.of()).get(handleId);
+        if (h == null) {
+            return NodeResponse.of(tok, Status.BAD_HANDLE, 0, 0, "bad handle");
+        }
+        SimQueue q = h.queue;
+        if (r.op().isMutation()) {
+            if (!h.write) {
+                return err(tok, Status.READ_ONLY, q);
+            }
+            if (h.epoch < q.epoch) {
+                return err(tok, Status.STALE_EPOCH, q);
+            }
+        }
+        String key = r.id() == null ? null : Ids.key(r.id());
+        switch (r.op()) {
+            case PUT -> {
+                if (q.byId.containsKey(key)) {
+                    return err(tok, Status.DUPLICATE_ID, q);
+                }
+                Msg m = new Msg(q.nextPos++, r.id(), r.priority(), r.notBefore(), r.state(), r.body());
+                q.byPos.put(m.position, m);
+                q.byId.put(key, m);
+                q.txn++;
+                return NodeResponse.of(tok, Status.OK, q.txn, m.position, null);
+            }
+            case DELETE -> {
+                Msg m = q.byId.remove(key);
+                if (m == null) {
+                    return err(tok, Status.NOT_FOUND, q);
+                }
+                q.byPos.remove(m.position);
+                q.txn++;
+                return NodeResponse.of(tok, Status.OK, q.txn, 0, null);
+            }
+            case REPLACE -> {
+                Msg m = q.byId.get(key);
+                if (m == null) {
+                    return err(tok, Status.NOT_FOUND, q);
+                }
+                m.priority = r.priority();
+                m.notBefore = r.notBefore();
+                m.state = r.state();
+                q.txn++;
+                return NodeResponse.of(tok, Status.OK, q.txn, 0, null);
+            }
+            case CLEAR -> {
+                q.byId.clear();
+                q.byPos.clear();
+                q.txn++;
+                return NodeResponse.of(tok, Status.OK, q.txn, 0, null);
+            }
+            case GET -> {
+                Msg m = q.byId.get(key);
+                if (m == null) {
+                    return new NodeResponse(tok, Status.NOT_FOUND, q.txn, 0, "not found", 0, 0,
+                            new GetResult(Status.NOT_FOUND, "not found", q.txn, null), null, null);
+                }
+                return new NodeResponse(tok, Status.OK, q.txn, 0, null, 0, 0, new GetResult(Status.OK, null, q.txn, m.stored()),
+                        null, null);
+            }
+            case READ -> {
+                List<StoredMessage> out = new ArrayList<>();
+                long next = r.fromPosition();
+                long bytes = 0;
+                for (Msg m : q.byPos.tailMap(r.fromPosition(), true).values()) {
+                    next = m.position + 1;
+                    if (r.readyBefore() != 0 && m.notBefore > r.readyBefore()) {
+                        continue;
+                    }
+                    out.add(m.stored());
+                    bytes += m.body.length;
+                    if (out.size() >= r.maxCount() || bytes > r.maxBytes()) {
+                        break;
+                    }
+                }
+                if (out.isEmpty()) {
+                    next = Math.max(r.fromPosition(), q.nextPos);
+                }
+                return new NodeResponse(tok, Status.OK, q.txn, 0, null, 0, 0, null,
+                        new ReadResult(Status.OK, null, q.txn, next, out), null);
+            }
+            case STAT -> {
+                long bytes = 0;
+                long earliest = Long.MAX_VALUE;
+                for (Msg m : q.byPos.values()) {
+                    bytes += m.body.length;
+                    earliest = Math.min(earliest, m.notBefore);
+                }
+                long first = q.byPos.isEmpty() ? q.nextPos : q.byPos.firstKey();
+                return new NodeResponse(tok, Status.OK, q.txn, 0, null, 0, 0, null, null,
+                        new QueueStat(Status.OK, null, q.txn, q.byPos.size(), bytes, first, q.nextPos, earliest, q.epoch,
+                                q.owner));
+            }
+            default -> throw new IllegalStateException(r.op().toString());
+        }
+    }
+
+    private NodeResponse open(long conn, NodeRequest r) {
+        SimQueue q = queues.get(r.queue());
+        boolean write = r.op() == NodeOp.OPEN_WRITE;
+        if (q == null) {
+            if (!write) {
+                return NodeResponse.of(r.token(), Status.NO_SUCH_QUEUE, 0, 0, "no such queue");
+            }
+            q = new SimQueue(r.queue());
+            queues.put(r.queue(), q);
+        }
+        if (write) {
+            if (r.epoch() < q.epoch) {
+                return err(r.token(), Status.STALE_EPOCH, q);
+            }
+            Long holder = writers.get(q.name);
+            if (holder != null && !liveConnections.contains(holder)) {
+                holder = null;
+            }
+            if (r.epoch() == q.epoch && holder != null && holder != conn) {
+                return err(r.token(), Status.QUEUE_LOCKED, q);
+            }
+            if (r.epoch() > q.epoch || !r.owner().equals(q.owner)) {
+                q.epoch = r.epoch();
+                q.owner = r.owner();
+            }
+            writers.put(q.name, conn);
+        }
+        int handle = nextHandle++;
+        handles.computeIfAbsent(conn, c -> new HashMap<>()).put(handle, new Handle(q, write, r.epoch()));
+        return new NodeResponse(r.token(), Status.OK, q.txn, handle, null, q.epoch, q.byPos.size(), null, null, null);
+    }
+
+    private static NodeResponse err(long token, Status s, SimQueue q) {
+        return NodeResponse.of(token, s, q.txn, 0, s.description());
+    }
+}
