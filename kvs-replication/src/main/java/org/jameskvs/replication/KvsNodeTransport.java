@@ -153,6 +153,8 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
         long tok = r.token();
         switch (r.op()) {
             case PUT -> q.put(r.id(), r.priority(), r.notBefore(), r.state(), r.body()).thenAccept(a -> answer(ack(tok, a)));
+            case PUT_REPLACING -> q.putReplacing(r.id(), r.priority(), r.notBefore(), r.state(), r.body())
+                    .thenAccept(a -> answer(ack(tok, a)));
             case DELETE -> q.delete(r.id()).thenAccept(a -> answer(ack(tok, a)));
             case REPLACE -> q.replace(r.id(), r.priority(), r.notBefore(), r.state()).thenAccept(a -> answer(ack(tok, a)));
             case CLEAR -> q.clear().thenAccept(a -> answer(ack(tok, a)));
@@ -208,5 +210,48 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
     /** For tests: whether every path has a connection. */
     boolean allConnected() {
         return clients.values().stream().allMatch(pc -> pc.client != null && pc.client.isConnected());
+    }
+
+    /**
+     * LIST on the active path of every connected node, merged by name (each queue lives on two
+     * nodes; the larger size is kept). Fails with CONNECTION_LOST only when no node answered.
+     */
+    java.util.concurrent.CompletableFuture<org.jameskvs.client.ListResult> listQueues() {
+        java.util.List<java.util.concurrent.CompletableFuture<org.jameskvs.client.ListResult>> parts = new java.util.ArrayList<>();
+        for (PathClient pc : clients.values()) {
+            KvsClient c = pc.client;
+            if (pc.path == NodePath.ACTIVE && c != null) {
+                parts.add(c.listQueues());
+            }
+        }
+        return java.util.concurrent.CompletableFuture.allOf(parts.toArray(new java.util.concurrent.CompletableFuture[0]))
+                .thenApply(v -> {
+                    java.util.Map<String, org.jameskvs.client.QueueInfo> merged = new java.util.TreeMap<>();
+                    boolean any = false;
+                    for (var f : parts) {
+                        org.jameskvs.client.ListResult r = f.join();
+                        if (!r.isOk()) {
+                            continue;
+                        }
+                        any = true;
+                        for (org.jameskvs.client.QueueInfo q : r.queues()) {
+                            merged.merge(q.name(), q, (a, b) -> a.size() >= b.size() ? a : b);
+                        }
+                    }
+                    return any ? new org.jameskvs.client.ListResult(Status.OK, null, java.util.List.copyOf(merged.values()))
+                            : new org.jameskvs.client.ListResult(Status.CONNECTION_LOST, "no node answered LIST", java.util.List.of());
+                });
+    }
+
+    /** Nodes whose active path is connected and authenticated right now. */
+    int connectedNodes() {
+        int n = 0;
+        for (PathClient pc : clients.values()) {
+            KvsClient c = pc.client;
+            if (pc.path == NodePath.ACTIVE && c != null && c.isConnected()) {
+                n++;
+            }
+        }
+        return n;
     }
 }

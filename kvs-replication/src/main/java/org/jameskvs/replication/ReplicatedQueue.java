@@ -47,6 +47,11 @@ public final class ReplicatedQueue implements KvsQueue {
     }
 
     @Override
+    public CompletableFuture<Ack> putReplacing(byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
+        return opener.onCore(c -> c.putReplacing(replica, id, priority, notBefore, state, body));
+    }
+
+    @Override
     public CompletableFuture<Ack> delete(byte[] id) {
         return opener.onCore(c -> c.delete(replica, id));
     }

@@ -79,6 +79,26 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
         return openWith(name, options, false);
     }
 
+    /**
+     * Waits (bounded) until at least {@code nodes} nodes are connected: start-up connects in the
+     * background. @return whether that many were connected in time.
+     */
+    public boolean awaitConnected(int nodes, java.time.Duration max) throws InterruptedException {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (transport.connectedNodes() < nodes) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(20);
+        }
+        return true;
+    }
+
+    /** The queues that exist on any reachable node of the group (merged by name). */
+    public CompletableFuture<org.jameskvs.client.ListResult> listQueues() {
+        return transport.listQueues();
+    }
+
     /** Admin: takes the queue from whichever James node holds it (a higher epoch fences it). */
     public CompletableFuture<OpenResult> takeOver(String name, OpenOptions options) {
         return openWith(name, options, true);

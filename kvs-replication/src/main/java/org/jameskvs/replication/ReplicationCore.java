@@ -98,7 +98,22 @@ public final class ReplicationCore {
     }
 
     public CompletableFuture<Ack> put(QueueReplica q, byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
-        ReplicaOp op = new ReplicaOp(NodeOp.PUT, ReplicaOp.Purpose.CLIENT, clock.nanoTime());
+        return put(NodeOp.PUT, q, id, priority, notBefore, state, body);
+    }
+
+    /**
+     * A replacing PUT on both copies. During a rebuild it needs no special care: a copy of the old
+     * version that reaches the target later is refused there as DUPLICATE_ID (ignored by the copier),
+     * and one that got there first is replaced.
+     */
+    public CompletableFuture<Ack> putReplacing(QueueReplica q, byte[] id, int priority, long notBefore, byte[] state,
+                                              byte[] body) {
+        return put(NodeOp.PUT_REPLACING, q, id, priority, notBefore, state, body);
+    }
+
+    private CompletableFuture<Ack> put(NodeOp kind, QueueReplica q, byte[] id, int priority, long notBefore,
+                                       byte[] state, byte[] body) {
+        ReplicaOp op = new ReplicaOp(kind, ReplicaOp.Purpose.CLIENT, clock.nanoTime());
         op.id = id;
         op.priority = priority;
         op.notBefore = notBefore;

@@ -18,11 +18,14 @@ import org.jameskvs.server.ServerConfig;
 /**
  * The backend of the contract suites: by default one real {@link KvsServer} per test JVM, started
  * in-process on a real socket (port 0) with a temporary data directory, reached through a real
- * client connection. {@code -Dkvs.contract.backend=memory} uses {@link InMemoryKvs} instead.
+ * client connection. {@code -Dkvs.contract.backend=replicated} starts three real servers and keeps
+ * every queue on two of them through the replication layer (an ack = two copies).
+ * {@code -Dkvs.contract.backend=memory} uses {@link InMemoryKvs} instead.
  */
 final class ContractBackends {
     private static final String PASSWORD = "contract-secret";
     private static final boolean MEMORY = "memory".equals(System.getProperty("kvs.contract.backend"));
+    private static final boolean REPLICATED = "replicated".equals(System.getProperty("kvs.contract.backend"));
     private static Properties serverProperties;
 
     private ContractBackends() {
@@ -32,7 +35,9 @@ final class ContractBackends {
         if (MEMORY) {
             return new InMemoryKvs();
         }
-        return KvsClientOpener.connect(KvsSpoolConfiguration.from(clientProperties().orElseThrow()));
+        KvsSpoolConfiguration configuration = KvsSpoolConfiguration.from(clientProperties().orElseThrow());
+        return configuration.replicated() ? org.jameskvs.james.ReplicatedKvsOpener.start(configuration)
+            : KvsClientOpener.connect(configuration);
     }
 
     /** kvs-spool.properties keys reaching the test server; empty with the in-memory backend. */
@@ -49,6 +54,25 @@ final class ContractBackends {
     }
 
     private static Properties startServer() {
+        Properties properties = new Properties();
+        properties.setProperty("user", "james");
+        properties.setProperty("password", PASSWORD);
+        if (REPLICATED) {
+            StringBuilder names = new StringBuilder();
+            for (int i = 1; i <= 3; i++) {
+                int port = startOneServer();
+                names.append(i > 1 ? "," : "").append("kvs").append(i);
+                properties.setProperty("replication.node.kvs" + i + ".active", "127.0.0.1:" + port);
+            }
+            properties.setProperty("replication.nodes", names.toString());
+            properties.setProperty("servers", "127.0.0.1:1"); // not used when replication.nodes is set
+            return properties;
+        }
+        properties.setProperty("servers", "127.0.0.1:" + startOneServer());
+        return properties;
+    }
+
+    private static int startOneServer() {
         Path dataDir;
         try {
             dataDir = Files.createTempDirectory("kvs-contract-");
@@ -60,11 +84,7 @@ final class ContractBackends {
             server.close();
             deleteRecursively(dataDir);
         }));
-        Properties properties = new Properties();
-        properties.setProperty("servers", "127.0.0.1:" + server.port());
-        properties.setProperty("user", "james");
-        properties.setProperty("password", PASSWORD);
-        return properties;
+        return server.port();
     }
 
     private static void deleteRecursively(Path dir) {

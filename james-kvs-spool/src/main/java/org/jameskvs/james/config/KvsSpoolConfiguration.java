@@ -36,6 +36,11 @@ import java.util.stream.Collectors;
  * <dt>{@code namespace} [james]</dt><dd>prefix of every KVS queue name, so several James
  *   installations can share servers: {@code <namespace>/queue/<name>@p<priority>} and
  *   {@code <namespace>/repo/<repository url>}.</dd>
+ * <dt>{@code replication.*} [none]</dt><dd>when {@code replication.nodes} is set, every queue and
+ *   repository is kept on two of those KVS nodes (and {@code servers} is not used): see
+ *   {@code org.jameskvs.replication.ReplicationConfig} for the keys (node addresses with active and
+ *   standby paths, heartbeat and request timeouts, placement, lease). {@code replication.user} and
+ *   {@code replication.password} default to {@code user} and {@code password}.</dd>
  * </dl>
  */
 public final class KvsSpoolConfiguration {
@@ -56,8 +61,11 @@ public final class KvsSpoolConfiguration {
     private final String ownerName;
     private final long epoch;
     private final String namespace;
+    private final Properties properties;
 
     private KvsSpoolConfiguration(Properties p) {
+        this.properties = new Properties();
+        this.properties.putAll(p);
         this.servers = Arrays.stream(p.getProperty("servers", "localhost:7400").split(","))
             .map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableList());
         this.user = p.getProperty("user", "james");
@@ -150,5 +158,19 @@ public final class KvsSpoolConfiguration {
     /** Prefix of the KVS queues holding James mail repositories. */
     public String mailRepositoryPrefix() {
         return namespace + "/repo/";
+    }
+
+    /** True when {@code replication.nodes} is set: queues live on two nodes of that group. */
+    public boolean replicated() {
+        return !properties.getProperty("replication.nodes", "").isBlank();
+    }
+
+    /** The raw settings (a copy), for the replication layer's own keys. */
+    public Properties properties() {
+        Properties copy = new Properties();
+        copy.putAll(properties);
+        copy.putIfAbsent("replication.user", user);
+        copy.putIfAbsent("replication.password", password);
+        return copy;
     }
 }

@@ -8,6 +8,7 @@ import javax.inject.Singleton;
 import org.apache.james.filesystem.api.FileSystem;
 import org.jameskvs.james.KvsClientOpener;
 import org.jameskvs.james.KvsQueueOpener;
+import org.jameskvs.james.ReplicatedKvsOpener;
 import org.jameskvs.james.KvsQueues;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
 
@@ -38,7 +39,8 @@ public class KvsSpoolModule extends AbstractModule {
     @Provides
     @Singleton
     KvsQueueOpener opener(KvsSpoolConfiguration configuration) {
-        return KvsClientOpener.connect(configuration);
+        return configuration.replicated() ? ReplicatedKvsOpener.start(configuration)
+            : KvsClientOpener.connect(configuration);
     }
 
     @Provides

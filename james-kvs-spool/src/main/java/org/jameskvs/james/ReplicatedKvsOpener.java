@@ -1,0 +1,66 @@
+package org.jameskvs.james;
+
+import org.jameskvs.client.ListResult;
+import org.jameskvs.client.OpenOptions;
+import org.jameskvs.client.OpenResult;
+import org.jameskvs.james.config.KvsSpoolConfiguration;
+import org.jameskvs.replication.ReplicatedQueueOpener;
+import org.jameskvs.replication.ReplicationConfig;
+
+import javax.annotation.PreDestroy;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Queues kept on two KVS nodes (the {@code replication.*} settings): an enqueue is acknowledged only
+ * once both copies hold the mail. All of replication lives behind {@link ReplicatedQueueOpener}; this
+ * class only adapts it to the plug-in's {@link KvsQueueOpener}.
+ */
+public final class ReplicatedKvsOpener implements KvsQueueOpener, AutoCloseable {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ReplicatedKvsOpener.class);
+    private final ReplicatedQueueOpener opener;
+
+    private ReplicatedKvsOpener(ReplicatedQueueOpener opener) {
+        this.opener = opener;
+    }
+
+    /**
+     * Connects to the group and waits (up to {@code requestTimeout}) for every node: creating a new
+     * queue needs an answer from each (so two nodes can never both think they hold the only copies),
+     * as the single-server opener waits for its server. With fewer nodes James still starts:
+     * existing queues work with two copies; enqueues fail (SMTP 4xx) while two copies can't be written.
+     */
+    public static ReplicatedKvsOpener start(KvsSpoolConfiguration configuration) {
+        ReplicationConfig config = ReplicationConfig.fromProperties(configuration.properties());
+        ReplicatedQueueOpener opener = ReplicatedQueueOpener.start(config);
+        try {
+            if (!opener.awaitConnected(config.nodes().size(), configuration.requestTimeout())) {
+                LOG.warn("kvs-spool: not every KVS node of {} reachable after {}; new queues can't be created and "
+                    + "enqueues fail until two copies can be written", config.nodes(), configuration.requestTimeout());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return new ReplicatedKvsOpener(opener);
+    }
+
+    @Override
+    public CompletableFuture<OpenResult> open(String name, OpenOptions options) {
+        return opener.open(name, options);
+    }
+
+    @Override
+    public CompletableFuture<ListResult> listQueues() {
+        return opener.listQueues();
+    }
+
+    /** The paper's management table (network state A/S, sync state, transaction number per queue and node). */
+    public String managementTable() {
+        return opener.managementTable().format();
+    }
+
+    @PreDestroy
+    @Override
+    public void close() {
+        opener.close();
+    }
+}
