@@ -1,0 +1,57 @@
+package org.jameskvs.app;
+
+import org.apache.james.ExtraProperties;
+import org.apache.james.GuiceJamesServer;
+import org.apache.james.JamesServerMain;
+import org.apache.james.MemoryJamesConfiguration;
+import org.apache.james.MemoryJamesServerMain;
+import org.apache.james.modules.RunArgumentsModule;
+
+/**
+ * Apache James 3.8.1 memory app whose mail queues (spool, outgoing, ...) live in the KVS server.
+ *
+ * <p>A mail queue cannot come in as a James extension module (extension modules go into a child
+ * injector, where the queue keys are already bound), so this main builds the memory app's server and
+ * overrides its queue module. Start it from a directory holding {@code conf/}:
+ *
+ * <pre>
+ * java -cp 'james-kvs-app/target/james/lib/*' -Dworking.directory=. \
+ *      -Dlogback.configurationFile=conf/logback.xml org.jameskvs.app.KvsMemoryJamesServerMain
+ * </pre>
+ *
+ * <p>{@code -Dkvs.queue=memory} runs the same James with its stock in-memory queue and
+ * {@code -Dkvs.queue=activemq} with its stock embedded ActiveMQ queue (the benchmark baselines).
+ * Unlike the stock memory app main, no JMX server is started (one port less; nothing here needs it).
+ */
+public final class KvsMemoryJamesServerMain {
+
+    private KvsMemoryJamesServerMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        defaultExtraPropertiesToWorkingDirectory();
+        ExtraProperties.initialize();
+        QueueChoice queue = QueueChoice.fromSystemProperties();
+        MemoryJamesConfiguration configuration = MemoryJamesConfiguration.builder()
+            .useWorkingDirectoryEnvProperty()
+            .build();
+        JamesServerMain.LOGGER.info("Starting James memory app with the {} mail queue", queue.label());
+        GuiceJamesServer server = createServer(configuration, queue)
+            .overrideWith(new RunArgumentsModule(args));
+        JamesServerMain.main(server);
+    }
+
+    /** The memory app's server with {@code queue}'s mail queue in place of the stock one. */
+    public static GuiceJamesServer createServer(MemoryJamesConfiguration configuration, QueueChoice queue) {
+        return queue.applyTo(MemoryJamesServerMain.createServer(configuration));
+    }
+
+    /** James reads {@code conf/jvm.properties} relative to the process directory; prefer the working directory's. */
+    private static void defaultExtraPropertiesToWorkingDirectory() {
+        String workingDirectory = System.getProperty("working.directory");
+        if (System.getProperty(ExtraProperties.OVERRIDE_PROPERTY) == null && workingDirectory != null) {
+            System.setProperty(ExtraProperties.OVERRIDE_PROPERTY,
+                java.nio.file.Path.of(workingDirectory, "conf", "jvm.properties").toString());
+        }
+    }
+}

@@ -1,0 +1,126 @@
+package org.jameskvs.app.smtp;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A plain SMTP client over one connection that reports the server's reply code for every message, so
+ * callers can tell 250 from 4xx/5xx. Several messages may be sent on one connection.
+ */
+public final class SmtpClient implements AutoCloseable {
+    private final Socket socket;
+    private final BufferedReader in;
+    private final OutputStream out;
+
+    private SmtpClient(Socket socket) throws IOException {
+        this.socket = socket;
+        this.in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1));
+        this.out = socket.getOutputStream();
+    }
+
+    /** Connects, reads the greeting and says EHLO. Every read times out after {@code timeoutMillis}. */
+    public static SmtpClient connect(String host, int port, int timeoutMillis) throws IOException {
+        Socket socket = new Socket();
+        try {
+            socket.connect(new InetSocketAddress(host, port), timeoutMillis);
+            socket.setSoTimeout(timeoutMillis);
+            SmtpClient client = new SmtpClient(socket);
+            client.expect(client.readReply(), 220, "greeting");
+            client.expect(client.command("EHLO kvs-load-sender.test"), 250, "EHLO");
+            return client;
+        } catch (IOException | RuntimeException e) {
+            socket.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Sends one message; returns the final reply code: that of DATA's end (250 when the server took
+     * responsibility), or the first non-success reply of MAIL/RCPT/DATA (the transaction is then reset).
+     */
+    public int send(String from, String to, String message) throws IOException {
+        int code = command("MAIL FROM:<" + from + ">");
+        if (code != 250) {
+            return reset(code);
+        }
+        code = command("RCPT TO:<" + to + ">");
+        if (code != 250 && code != 251) {
+            return reset(code);
+        }
+        code = command("DATA");
+        if (code != 354) {
+            return reset(code);
+        }
+        StringBuilder data = new StringBuilder(message.length() + 64);
+        for (String line : message.split("\r?\n", -1)) {
+            data.append(line.startsWith(".") ? "." : "").append(line).append("\r\n");
+        }
+        data.append(".\r\n");
+        out.write(data.toString().getBytes(StandardCharsets.ISO_8859_1));
+        out.flush();
+        return readReply();
+    }
+
+    /** A message with the given Message-ID and a small text body. */
+    public static String message(String from, String to, String messageId, String subject) {
+        return "From: <" + from + ">\r\n"
+            + "To: <" + to + ">\r\n"
+            + "Subject: " + subject + "\r\n"
+            + "Message-ID: " + messageId + "\r\n"
+            + "MIME-Version: 1.0\r\n"
+            + "Content-Type: text/plain; charset=us-ascii\r\n"
+            + "\r\n"
+            + "Sent by the James KVS spool test sender.\r\n"
+            + "Message " + messageId + ".";
+    }
+
+    private int reset(int code) throws IOException {
+        command("RSET");
+        return code;
+    }
+
+    private int command(String line) throws IOException {
+        out.write((line + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+        out.flush();
+        return readReply();
+    }
+
+    /** Reads a (possibly multi-line) reply and returns its code. */
+    private int readReply() throws IOException {
+        String line;
+        do {
+            line = in.readLine();
+            if (line == null) {
+                throw new IOException("connection closed by server");
+            }
+        } while (line.length() > 3 && line.charAt(3) == '-');
+        if (line.length() < 3) {
+            throw new IOException("bad SMTP reply: " + line);
+        }
+        return Integer.parseInt(line.substring(0, 3));
+    }
+
+    private void expect(int code, int expected, String step) throws IOException {
+        if (code != expected) {
+            throw new IOException(step + " answered " + code);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            if (!socket.isClosed()) {
+                command("QUIT");
+            }
+        } catch (IOException ignored) {
+            // closing anyway
+        } finally {
+            socket.close();
+        }
+    }
+}

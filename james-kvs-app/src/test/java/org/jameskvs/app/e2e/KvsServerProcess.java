@@ -1,0 +1,102 @@
+package org.jameskvs.app.e2e;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A KVS server node in its own JVM ({@code java -jar kvs-server/target/kvs-server.jar config}, as
+ * bin/kvs-server runs it), with a fixed port and data directory so it can be stopped and started again
+ * as the same node.
+ */
+final class KvsServerProcess implements AutoCloseable {
+    static final String PASSWORD = "e2e-secret";
+    private static final String CHRONICLE_FLAGS = "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED"
+        + " --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED"
+        + " --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED"
+        + " --add-opens=java.base/java.lang=ALL-UNNAMED -Dchronicle.analytics.disable=true";
+
+    private final Path directory;
+    private final int port;
+    private final Path config;
+    private ChildProcess process;
+    private int starts;
+
+    private KvsServerProcess(Path directory, int port, Path config) {
+        this.directory = directory;
+        this.port = port;
+        this.config = config;
+    }
+
+    /** Writes the node's config under {@code directory} and starts it on a free port. */
+    static KvsServerProcess start(Path directory) throws Exception {
+        Files.createDirectories(directory);
+        int port = FreePorts.next();
+        Path config = directory.resolve("kvs-server.properties");
+        Files.writeString(config, String.join("\n",
+            "listen.host=127.0.0.1",
+            "listen.port=" + port,
+            "data.dir=" + directory.resolve("data"),
+            "auth.user=james",
+            "auth.password=" + PASSWORD,
+            "metrics.enabled=false",
+            "disk.minFreeBytes=0",
+            "shutdown.graceMillis=2000",
+            ""));
+        KvsServerProcess server = new KvsServerProcess(directory, port, config);
+        server.startAgain();
+        return server;
+    }
+
+    int port() {
+        return port;
+    }
+
+    String address() {
+        return "127.0.0.1:" + port;
+    }
+
+    /** Starts the node (again) with the same port and data; waits until it accepts connections (60 s). */
+    void startAgain() throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(ChildProcess.javaBinary());
+        command.add("-Xmx256m");
+        command.addAll(Arrays.asList(CHRONICLE_FLAGS.split(" ")));
+        command.add("-jar");
+        command.add(serverJar().toString());
+        command.add(config.toString());
+        starts++;
+        process = ChildProcess.start("kvs-server", command, directory, directory.resolve("kvs-server-" + starts + ".log"));
+        if (!FreePorts.awaitAccepting(port, process.process(), Duration.ofSeconds(60))) {
+            String tail = process.logTail(40);
+            process.close();
+            throw new IllegalStateException("KVS server did not start on " + port + "\n" + tail);
+        }
+    }
+
+    /** SIGTERM and wait (bounded). */
+    void stop() throws InterruptedException {
+        if (process != null) {
+            process.close();
+            process = null;
+        }
+    }
+
+    /** kvs-server/target/kvs-server.jar (its manifest names its libraries in lib/ next to it). */
+    private static Path serverJar() {
+        String jar = System.getProperty("kvs.server.jar");
+        if (jar == null || !Files.isRegularFile(Path.of(jar)) || !Files.isDirectory(Path.of(jar).resolveSibling("lib"))) {
+            throw new IllegalStateException("no KVS server at kvs.server.jar=" + jar
+                + ": build it first (mvn install, or mvn install -pl kvs-server -DskipTests)");
+        }
+        return Path.of(jar);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        stop();
+    }
+}
