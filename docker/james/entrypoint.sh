@@ -13,6 +13,8 @@
 #   mailetcontainer.xml   <gateway>/<gatewayPort>  $SINK_HOST / $SINK_PORT
 #   dnsservice.xml        <server>                 $JAMES_DNS_SERVER (Docker's DNS, to resolve $SINK_HOST)
 #   kvs-spool.properties  servers                  $KVS_SERVERS
+#   kvs-spool.properties  replication.nodes/node.* the nodes of $KVS_SERVERS as kvs1..kvsN (every
+#                                                  queue on two of them, as in the process rig)
 #   webadmin.properties   extensions.routes        + org.apache.james.webadmin.dropwizard.MetricsRoutes,
 #                                                  i.e. GET /metrics for Prometheus (added only when
 #                                                  james-conf does not list it already)
@@ -60,6 +62,17 @@ override mailetcontainer.xml "s#<gateway>[^<]*</gateway>#<gateway>$SINK_HOST</ga
 override mailetcontainer.xml "s#<gatewayPort>[^<]*</gatewayPort>#<gatewayPort>$SINK_PORT</gatewayPort>#" "<gatewayPort>$SINK_PORT</gatewayPort>"
 override dnsservice.xml "s#<server>[^<]*</server>#<server>$JAMES_DNS_SERVER</server>#" "<server>$JAMES_DNS_SERVER</server>"
 override kvs-spool.properties "s#^servers=.*#servers=$KVS_SERVERS#" "servers=$KVS_SERVERS"
+# Replication group = the compose KVS nodes: replace the process rig's loopback node addresses.
+sed -i '/^replication\.nodes=/d;/^replication\.node\./d' "$conf/kvs-spool.properties"
+names=""
+i=0
+for hp in $(echo "$KVS_SERVERS" | tr ',' ' '); do
+  i=$((i + 1))
+  names="${names:+$names,}kvs$i"
+  echo "replication.node.kvs$i.active=$hp" >> "$conf/kvs-spool.properties"
+done
+echo "replication.nodes=$names" >> "$conf/kvs-spool.properties"
+echo "entrypoint: kvs-spool.properties: replication.nodes=$names ($KVS_SERVERS)"
 # James 3.8.1 serves /metrics (Prometheus format) only when this webadmin route is listed.
 metrics_routes=org.apache.james.webadmin.dropwizard.MetricsRoutes
 if ! grep -q "^extensions.routes=.*$metrics_routes" "$conf/webadmin.properties"; then
