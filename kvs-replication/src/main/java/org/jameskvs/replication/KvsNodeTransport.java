@@ -254,4 +254,33 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
         }
         return n;
     }
+
+    /**
+     * A read-only handle on one copy of a queue, outside the state machine: the first connected node
+     * (in group order) that has the queue. No fencing and no second copy: for readers that tolerate a
+     * copy being behind (e.g. merging CRDT logs), never for the writer's own queue.
+     */
+    java.util.concurrent.CompletableFuture<org.jameskvs.client.OpenResult> openReadOnly(String queue,
+            java.util.List<String> nodeOrder) {
+        return openReadOnly(queue, nodeOrder, 0, new org.jameskvs.client.OpenResult(Status.CONNECTION_LOST,
+                "no node of the group is connected", null, 0, 0, 0));
+    }
+
+    /** Tries the nodes in order from {@code i}; the answer of the last node tried is kept if none has it. */
+    private java.util.concurrent.CompletableFuture<org.jameskvs.client.OpenResult> openReadOnly(String queue,
+            java.util.List<String> nodeOrder, int i, org.jameskvs.client.OpenResult lastAnswer) {
+        if (i == nodeOrder.size()) {
+            return java.util.concurrent.CompletableFuture.completedFuture(lastAnswer);
+        }
+        PathClient pc = clients.get(key(nodeOrder.get(i), NodePath.ACTIVE));
+        KvsClient c = pc == null ? null : pc.client;
+        if (c == null || !c.isConnected()) {
+            return openReadOnly(queue, nodeOrder, i + 1, lastAnswer);
+        }
+        return c.open(queue, org.jameskvs.client.OpenOptions.reader())
+                .thenCompose(r -> r.isOk()
+                        ? java.util.concurrent.CompletableFuture.completedFuture(new org.jameskvs.client.OpenResult(
+                                r.status(), r.reason(), new ReadOnlyCopy(r.queue()), r.txn(), r.epoch(), r.size()))
+                        : openReadOnly(queue, nodeOrder, i + 1, r));
+    }
 }

@@ -73,9 +73,14 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
     /**
      * Opens a queue for writing on its two copies: creates it, or reclaims it (same owner, epoch + 1,
      * recovery from an in-sync copy). Fails with QUEUE_LOCKED when another owner holds it: see
-     * {@link #takeOver} and {@link #takeOverWhenLeaseExpires}. Only {@link OpenMode#WRITE} is supported.
+     * {@link #takeOver} and {@link #takeOverWhenLeaseExpires}. {@link OpenMode#READ} gives a plain read-only handle on one
+     * connected copy (first in group order that has the queue): no fencing, possibly behind the
+     * other copy; for readers of other writers' logs (the OR-set repository), not for the writer.
      */
     public CompletableFuture<OpenResult> open(String name, OpenOptions options) {
+        if (options.mode() == OpenMode.READ) {
+            return transport.openReadOnly(name, config.nodes().stream().map(ReplicationConfig.NodeSpec::name).toList());
+        }
         return openWith(name, options, false);
     }
 

@@ -10,13 +10,13 @@ import org.apache.james.server.core.MimeMessageSource;
  * {@code MimeMessageWrapper}, an unmodified message is written back byte for byte and parsed only if
  * someone looks inside; no copy of the bytes is made.
  */
-final class BytesMimeMessageSource implements MimeMessageSource {
+public final class BytesMimeMessageSource implements MimeMessageSource {
     private final String sourceId;
     private final byte[] buffer;
     private final int offset;
     private final int length;
 
-    BytesMimeMessageSource(String sourceId, byte[] buffer, int offset, int length) {
+    public BytesMimeMessageSource(String sourceId, byte[] buffer, int offset, int length) {
         this.sourceId = sourceId;
         this.buffer = buffer;
         this.offset = offset;

@@ -1,7 +1,5 @@
 package org.jameskvs.bench.james;
 
-import java.io.ByteArrayInputStream;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -107,7 +105,7 @@ final class BenchMails {
 
     /** The MIME bytes as a James message source (wrapped unmodified, writeTo copies the bytes, nothing is parsed). */
     static MimeMessageSource source(byte[] bytes) {
-        return new BytesSource("bench-" + bytes.length, bytes, 0, bytes.length);
+        return new org.jameskvs.james.codec.BytesMimeMessageSource("bench-" + bytes.length, bytes, 0, bytes.length);
     }
 
     private static String headers(String subject, String contentType) {
@@ -156,35 +154,5 @@ final class BenchMails {
             .append(Base64.getMimeEncoder().encodeToString(attachment))
             .append("\r\n\r\n--").append(boundary).append("--\r\n");
         return sb.toString().getBytes(StandardCharsets.US_ASCII);
-    }
-
-    /** MIME bytes held in memory (a slice of an array), like the plug-in's own decoded-body source. */
-    static final class BytesSource implements MimeMessageSource {
-        private final String sourceId;
-        private final byte[] buffer;
-        private final int offset;
-        private final int length;
-
-        BytesSource(String sourceId, byte[] buffer, int offset, int length) {
-            this.sourceId = sourceId;
-            this.buffer = buffer;
-            this.offset = offset;
-            this.length = length;
-        }
-
-        @Override
-        public String getSourceId() {
-            return sourceId;
-        }
-
-        @Override
-        public InputStream getInputStream() {
-            return new ByteArrayInputStream(buffer, offset, length);
-        }
-
-        @Override
-        public long getMessageSize() {
-            return length;
-        }
     }
 }

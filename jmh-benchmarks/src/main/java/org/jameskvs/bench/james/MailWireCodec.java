@@ -83,7 +83,7 @@ interface MailWireCodec {
                 throw new IOException(e);
             }
             int offset = 4 + objectLength;
-            mail.setMessage(new MimeMessageWrapper(new BenchMails.BytesSource("bench", bytes, offset, bytes.length - offset)));
+            mail.setMessage(new MimeMessageWrapper(new org.jameskvs.james.codec.BytesMimeMessageSource("bench", bytes, offset, bytes.length - offset)));
             return mail;
         }
     }

@@ -227,6 +227,7 @@ class QueueStoreTest {
             for (int i = 0; i < 5000; i++) {
                 ByteBuf body = Unpooled.directBuffer(300).writeBytes(("body-" + i).repeat(20).getBytes());
                 assertThat(store.put(q, id("k" + i), 0, 0, Unpooled.EMPTY_BUFFER, body)).isEqualTo(Status.OK);
+                body.release(); // the store copies; the caller owns the buffer
                 if (i % 3 == 0) {
                     assertThat(store.delete(q, id("k" + (i / 2)))).isIn(Status.OK, Status.NOT_FOUND);
                 }

@@ -1,0 +1,92 @@
+package org.jameskvs.bench.replication;
+
+import org.jameskvs.bench.StoreDeleteTarget;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What the second copy costs: store+delete transactions per second with 1 KB messages, each
+ * invocation {@value #BATCH} transactions pipelined, in the same run for
+ * <ul>
+ * <li>{@code kvs-2copies}: a ReplicatedQueue over two KVS server processes (an ack = both copies),
+ * one pipelined data connection per node;</li>
+ * <li>{@code kvs-1copy}: one KVS server process through a plain KvsClient (one connection);</li>
+ * <li>{@code redis-aof}: Redis with AOF everysec (RPUSH/LPOP, one pipelined connection).</li>
+ * </ul>
+ * All servers run as their own processes on 127.0.0.1 (fsync none for KVS), started per trial.
+ * <pre>
+ * mvn -q -o package -pl jmh-benchmarks -DskipTests
+ * java -cp jmh-benchmarks/target/benchmarks.jar org.openjdk.jmh.Main ReplicationStoreDeleteBenchmark
+ * # (not "java -jar": the jar's main class is BenchmarkReport, which runs the KVS-vs-Redis suite)
+ * </pre>
+ * Results: jmh-benchmarks/REPLICATION-BENCHMARKS.md.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 1, jvmArgsAppend = {"-Xmx1g"})
+public class ReplicationStoreDeleteBenchmark {
+    static final int BATCH = 1000;
+
+    @Param({"kvs-2copies", "kvs-1copy", "redis-aof"})
+    public String target;
+
+    @Param({"1024"})
+    public int size;
+
+    private StoreDeleteTarget system;
+    private byte[] body;
+    private byte[][] ids;
+    private long round;
+
+    @Setup(Level.Trial)
+    public void start() throws Exception {
+        system = switch (target) {
+            case "kvs-2copies" -> new ReplicatedTarget(2);
+            case "kvs-1copy" -> StoreDeleteTarget.create("kvs");
+            case "redis-aof" -> StoreDeleteTarget.create("redis-aof");
+            default -> throw new IllegalArgumentException("unknown target " + target);
+        };
+        body = new byte[size];
+        Arrays.fill(body, (byte) 'x');
+        ids = new byte[BATCH][];
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public int storeDelete() throws Exception {
+        // Fresh ids per batch: the replicated queue keeps no id twice, even across a delete.
+        long r = round++;
+        for (int i = 0; i < BATCH; i++) {
+            ids[i] = ("m-" + r + "-" + i).getBytes(StandardCharsets.UTF_8);
+        }
+        int ok = system.storeDeleteBatch(ids, body);
+        if (ok != BATCH) {
+            throw new IllegalStateException(target + ": only " + ok + " of " + BATCH + " transactions succeeded");
+        }
+        return ok;
+    }
+
+    @TearDown(Level.Trial)
+    public void stop() throws Exception {
+        system.close();
+    }
+}

@@ -1,0 +1,92 @@
+package org.jameskvs.faults;
+
+import org.jameskvs.protocol.Status;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What a writer was told: every put it issued, which were acknowledged (OK = two copies), which
+ * were deleted (delete acknowledged) and which deletes were sent with an unknown outcome. Also the
+ * switchover measurement: the time from a fault ({@link #markFault}) to the first acknowledged put
+ * issued after it. Thread-safe.
+ */
+public final class Ledger implements LoadLoop.Listener {
+    public final Set<String> attempted = ConcurrentHashMap.newKeySet();
+    public final Set<String> acked = ConcurrentHashMap.newKeySet();
+    public final Set<String> deleteAttempted = ConcurrentHashMap.newKeySet();
+    public final Set<String> deleted = ConcurrentHashMap.newKeySet();
+    public final Map<Status, AtomicLong> failures = new ConcurrentHashMap<>();
+    private final AtomicLong faultAt = new AtomicLong(Long.MAX_VALUE);
+    private final AtomicLong firstAckAfterFault = new AtomicLong(Long.MAX_VALUE);
+    private final AtomicLong firstFailureAt = new AtomicLong(Long.MAX_VALUE);
+
+    /** Marks the moment a fault was injected (System.nanoTime of this machine). */
+    public void markFault() {
+        faultAt.compareAndSet(Long.MAX_VALUE, System.nanoTime());
+    }
+
+    public void markFault(long nanoTime) {
+        faultAt.compareAndSet(Long.MAX_VALUE, nanoTime);
+    }
+
+    public long faultNanos() {
+        return faultAt.get();
+    }
+
+    public boolean faultMarked() {
+        return faultAt.get() != Long.MAX_VALUE;
+    }
+
+    public long firstFailureNanos() {
+        return firstFailureAt.get();
+    }
+
+    @Override
+    public void onPutIssued(String id) {
+        attempted.add(id);
+    }
+
+    @Override
+    public void onPutAck(String id, long issuedNanos) {
+        acked.add(id);
+        if (issuedNanos >= faultAt.get()) {
+            firstAckAfterFault.accumulateAndGet(System.nanoTime(), Math::min);
+        }
+    }
+
+    @Override
+    public void onPutFailed(String id, Status status) {
+        failures.computeIfAbsent(status, s -> new AtomicLong()).incrementAndGet();
+        firstFailureAt.accumulateAndGet(System.nanoTime(), Math::min);
+    }
+
+    @Override
+    public void onDeleteIssued(String id) {
+        deleteAttempted.add(id);
+    }
+
+    @Override
+    public void onDeleteAck(String id) {
+        deleted.add(id);
+    }
+
+    /** Milliseconds from the fault to the first acknowledged put issued after it; -1 if none (or no fault). */
+    public long switchoverMillis() {
+        long f = faultAt.get();
+        long a = firstAckAfterFault.get();
+        return f == Long.MAX_VALUE || a == Long.MAX_VALUE ? -1 : (a - f) / 1_000_000;
+    }
+
+    public long failureCount() {
+        return failures.values().stream().mapToLong(AtomicLong::get).sum();
+    }
+
+    @Override
+    public String toString() {
+        return "attempted=" + attempted.size() + " acked=" + acked.size() + " deleted=" + deleted.size()
+                + " deleteUnknown=" + (deleteAttempted.size() - deleted.size()) + " failures=" + failures;
+    }
+}
