@@ -43,42 +43,45 @@ public final class ReplicatedQueue implements KvsQueue {
 
     @Override
     public CompletableFuture<Ack> put(byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
-        return opener.onCore(c -> c.put(replica, id, priority, notBefore, state, body));
+        return ack(opener.onCore(c -> c.put(replica, id, priority, notBefore, state, body)));
     }
 
     @Override
     public CompletableFuture<Ack> putReplacing(byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
-        return opener.onCore(c -> c.putReplacing(replica, id, priority, notBefore, state, body));
+        return ack(opener.onCore(c -> c.putReplacing(replica, id, priority, notBefore, state, body)));
     }
 
     @Override
     public CompletableFuture<Ack> delete(byte[] id) {
-        return opener.onCore(c -> c.delete(replica, id));
+        return ack(opener.onCore(c -> c.delete(replica, id)));
     }
 
     @Override
     public CompletableFuture<Ack> replace(byte[] id, int priority, long notBefore, byte[] state) {
-        return opener.onCore(c -> c.replace(replica, id, priority, notBefore, state));
+        return ack(opener.onCore(c -> c.replace(replica, id, priority, notBefore, state)));
     }
 
     @Override
     public CompletableFuture<GetResult> get(byte[] id) {
-        return opener.onCore(c -> c.get(replica, id));
+        return bounded(opener.onCore(c -> c.get(replica, id)),
+                why -> new GetResult(Status.TIMEOUT, why, -1, null));
     }
 
     @Override
     public CompletableFuture<ReadResult> read(long fromPosition, int maxCount, int maxBytes, long readyBefore) {
-        return opener.onCore(c -> c.read(replica, fromPosition, maxCount, maxBytes, readyBefore));
+        return bounded(opener.onCore(c -> c.read(replica, fromPosition, maxCount, maxBytes, readyBefore)),
+                why -> new ReadResult(Status.TIMEOUT, why, -1, fromPosition, java.util.List.of()));
     }
 
     @Override
     public CompletableFuture<QueueStat> stat() {
-        return opener.onCore(c -> c.stat(replica));
+        return bounded(opener.onCore(c -> c.stat(replica)),
+                why -> new QueueStat(Status.TIMEOUT, why, -1, 0, 0, 0, 0, Long.MAX_VALUE, 0, ""));
     }
 
     @Override
     public CompletableFuture<Ack> clear() {
-        return opener.onCore(c -> c.clear(replica));
+        return ack(opener.onCore(c -> c.clear(replica)));
     }
 
     @Override
@@ -100,5 +103,22 @@ public final class ReplicatedQueue implements KvsQueue {
     @Override
     public String toString() {
         return "ReplicatedQueue{" + name() + "}";
+    }
+
+    private CompletableFuture<Ack> ack(CompletableFuture<Ack> call) {
+        return bounded(call, why -> Ack.failed(Status.TIMEOUT, why));
+    }
+
+    /**
+     * Every call gets exactly one outcome and never completes exceptionally: a failure inside the
+     * replication, or no outcome within {@code 6 x requestTimeout}, becomes TIMEOUT (outcome
+     * unknown: the mutation may or may not be on the copies; such a completion runs on the JDK's
+     * timer thread).
+     */
+    private <T> CompletableFuture<T> bounded(CompletableFuture<T> call, java.util.function.Function<String, T> unknown) {
+        java.time.Duration backstop = opener.callBackstop();
+        return call.handle((v, t) -> t == null ? v : unknown.apply("replication failed: " + t))
+                .completeOnTimeout(unknown.apply("no outcome within " + backstop.toMillis() + " ms"),
+                        backstop.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 }

@@ -174,6 +174,16 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
     }
 
     /** Runs a call on the state machine's thread; its result is delivered on the callback thread. */
+    /**
+     * The longest a client call may wait for its outcome: past it, the call completes as TIMEOUT
+     * (outcome unknown) whatever the state machine does. The state machine's own limit is 5 request
+     * timeouts; this backstop (6) keeps the "exactly one outcome per call" promise even if it loses
+     * track of an operation (seen once under extreme machine load right after a reclaim).
+     */
+    java.time.Duration callBackstop() {
+        return config.requestTimeout().multipliedBy(6);
+    }
+
     <T> CompletableFuture<T> onCore(Function<ReplicationCore, CompletableFuture<T>> call) {
         CompletableFuture<T> out = new CompletableFuture<>();
         coreThread.execute(() -> {
