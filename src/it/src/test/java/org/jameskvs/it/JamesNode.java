@@ -1,0 +1,139 @@
+package org.jameskvs.it;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.Consumer;
+
+import org.jameskvs.app.e2e.ItHarness;
+
+/**
+ * Apache James 3.8.1 (memory app + the KVS spool plug-in, KvsMemoryJamesServerMain) as a process, from
+ * james-kvs-app/target/james/lib, with a copy of james-conf rewritten by james-kvs-app's JamesConf
+ * (free SMTP/webadmin ports, RemoteDelivery's gateway = the sink, the KVS nodes). Its working
+ * directory, configuration and ports are fixed at creation, so {@link #kill9()} then
+ * {@link #startAgain()} is a restart of the same James: same conf, same owner name and epoch setting
+ * (the replication layer reclaims the queues with the next epoch itself; see kvs-replication's
+ * OpenProcedure).
+ */
+final class JamesNode implements AutoCloseable {
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(180);
+
+    private final Path directory;
+    private final int smtpPort;
+    private final int webadminPort;
+    private ItHarness.Child process;
+    private int starts;
+
+    private JamesNode(Path directory, int smtpPort, int webadminPort) {
+        this.directory = directory;
+        this.smtpPort = smtpPort;
+        this.webadminPort = webadminPort;
+    }
+
+    /**
+     * Writes the configuration: james-conf with two copies of every queue on the three {@code nodes}
+     * ({@code replication.nodes=kvs1,kvs2,kvs3}), requestTimeout 5 s, then {@code configure}; starts James.
+     */
+    static JamesNode start(Path directory, int sinkPort, List<KvsNode> nodes, Consumer<ItHarness.Conf> configure) throws Exception {
+        if (nodes.size() != 3) {
+            throw new IllegalArgumentException("three KVS nodes expected");
+        }
+        int smtpPort = ItHarness.freePort();
+        int webadminPort = ItHarness.freePort();
+        ItHarness.Conf conf = ItHarness.copyConf(directory)
+            .smtpPort(smtpPort)
+            .webadminPort(webadminPort)
+            .gatewayPort(sinkPort)
+            .kvsRequestTimeoutMillis(5_000)
+            .replace("kvs-spool.properties", "\npassword=changeme\n", "\npassword=" + KvsNode.PASSWORD + "\n")
+            .replace("kvs-spool.properties", "\nreplication.nodes=node1,node2\n", "\nreplication.nodes=kvs1,kvs2,kvs3\n")
+            .replace("kvs-spool.properties", "\nreplication.node.node1.active=127.0.0.1:7401\n",
+                "\nreplication.node.kvs1.active=" + nodes.get(0).address() + "\n")
+            .replace("kvs-spool.properties", "\nreplication.node.node2.active=127.0.0.1:7402\n",
+                "\nreplication.node.kvs2.active=" + nodes.get(1).address() + "\n"
+                    + "replication.node.kvs3.active=" + nodes.get(2).address() + "\n");
+        configure.accept(conf);
+        JamesNode james = new JamesNode(directory, smtpPort, webadminPort);
+        james.startAgain();
+        return james;
+    }
+
+    /** Starts James (again) in the same directory with the same conf and ports; waits until SMTP answers. */
+    void startAgain() throws Exception {
+        if (process != null && process.isAlive()) {
+            throw new IllegalStateException("James is running");
+        }
+        List<String> java = new java.util.ArrayList<>(List.of(ItHarness.javaBinary(), "-Xmx768m"));
+        java.addAll(Limits.CHILD_JVM_FLAGS);
+        java.addAll(List.of(
+            "-cp", ItHarness.jamesLib().toAbsolutePath() + "/*",
+            "-Dworking.directory=" + directory.toAbsolutePath(),
+            "-Dlogback.configurationFile=" + directory.resolve("conf/logback.xml").toAbsolutePath(),
+            "-Dkvs.queue=kvs",
+            ItHarness.jamesMainClass()));
+        starts++;
+        process = ItHarness.start("james", Limits.withOpenFiles(java), directory, directory.resolve("james-" + starts + ".log"));
+        Instant deadline = Instant.now().plus(START_TIMEOUT);
+        while (Instant.now().isBefore(deadline) && process.isAlive()) {
+            if (process.logText().contains("JAMES server started") && ItHarness.accepts(smtpPort)) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        String tail = process.logTail(80);
+        process.close();
+        throw new IllegalStateException("James did not start within " + START_TIMEOUT + "\n" + tail);
+    }
+
+    void kill9() throws InterruptedException {
+        process.kill9();
+    }
+
+    int smtpPort() {
+        return smtpPort;
+    }
+
+    int webadminPort() {
+        return webadminPort;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    String logTail(int lines) {
+        return process.logTail(lines);
+    }
+
+    String logText() {
+        return process.logText();
+    }
+
+    /** Webadmin GET body, or the error text (for diagnostics; never throws). */
+    String webadmin(String path) {
+        try {
+            return ItHarness.webadminGet(webadminPort, path);
+        } catch (Exception e) {
+            return "(" + path + ": " + e.getMessage() + ")";
+        }
+    }
+
+    /** Queue sizes and the error repository, for failure messages and the scenario line. */
+    String queuesSummary() {
+        return "spool=" + webadmin("/mailQueues/spool") + " outgoing=" + webadmin("/mailQueues/outgoing")
+            + " errorRepository=" + webadmin("/mailRepositories/var%2Fmail%2Ferror");
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process != null) {
+            process.close();
+        }
+    }
+}
