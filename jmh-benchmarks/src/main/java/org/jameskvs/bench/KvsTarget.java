@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /** The KVS server (its own process) through the client library, one pipelined connection. */
-final class KvsTarget implements StoreDeleteTarget {
+public final class KvsTarget implements StoreDeleteTarget {
     private static final byte[] NO_STATE = new byte[0];
     private final ServerProcesses.Running server;
     private final KvsClient client;
@@ -26,14 +26,21 @@ final class KvsTarget implements StoreDeleteTarget {
 
     @Override
     public int storeDeleteBatch(byte[][] ids, byte[] body) {
+        return storeDeleteBatch(queue, ids, body);
+    }
+
+    /**
+     * Pipelines one put and one delete per id on any {@link KvsQueue} (one server, or replicated) and
+     * waits for all answers; returns how many transactions succeeded on both requests.
+     */
+    public static int storeDeleteBatch(KvsQueue queue, byte[][] ids, byte[] body) {
         @SuppressWarnings("unchecked")
         CompletableFuture<Ack>[] acks = new CompletableFuture[ids.length * 2];
         for (int i = 0; i < ids.length; i++) {
             acks[2 * i] = queue.put(ids[i], 5, 0, NO_STATE, body);
             acks[2 * i + 1] = queue.delete(ids[i]);
         }
-        // Responses arrive in request order: when the last is in, all are.
-        acks[acks.length - 1].join();
+        CompletableFuture.allOf(acks).join();
         int ok = 0;
         for (int i = 0; i < ids.length; i++) {
             if (acks[2 * i].join().isOk() && acks[2 * i + 1].join().isOk()) {

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CompletionException;
 import java.util.function.Predicate;
 
@@ -111,7 +112,8 @@ public class KvsMailQueue implements ManageableMailQueue {
             return CompletableFuture.failedFuture(e);
         }
         long notBefore = notBefore(delay);
-        return queue.put(MessageIds.newId(), level, notBefore, new byte[0], body)
+        long deadline = System.nanoTime() + configuration.requestTimeout().toNanos();
+        return putRetryingNotApplied(queue, MessageIds.newId(), level, notBefore, body, deadline, 50)
             .thenAccept(ack -> {
                 if (!ack.isOk()) {
                     throw new CompletionException(new MailQueueException("KVS refused mail " + mail.getName()
@@ -121,6 +123,27 @@ public class KvsMailQueue implements ManageableMailQueue {
                 enqueuedMetric.increment();
                 reader.onEnqueued(level);
             });
+    }
+
+    /**
+     * A PUT answered BAD_HANDLE or QUEUE_LOCKED was certainly not applied (the queue is being re-opened
+     * or reclaimed, e.g. after its copies moved): retry it, with backoff, until {@code requestTimeout}
+     * has passed, rather than fail the enqueue (which would send accepted mail to the error
+     * processor). Outcomes that may have been applied (TIMEOUT, CONNECTION_LOST) are never retried
+     * here: the caller fails, and SMTP answers 4xx.
+     */
+    private CompletableFuture<Ack> putRetryingNotApplied(KvsQueue queue, byte[] id, int level, long notBefore,
+                                                        byte[] body, long deadlineNanos, long backoffMillis) {
+        return queue.put(id, level, notBefore, new byte[0], body).thenCompose(ack -> {
+            boolean notApplied = ack.status() == Status.BAD_HANDLE || ack.status() == Status.QUEUE_LOCKED;
+            if (!notApplied || System.nanoTime() + backoffMillis * 1_000_000 > deadlineNanos) {
+                return CompletableFuture.completedFuture(ack);
+            }
+            return CompletableFuture.supplyAsync(() -> levels.queue(level),
+                    CompletableFuture.delayedExecutor(backoffMillis, TimeUnit.MILLISECONDS))
+                .thenCompose(again -> putRetryingNotApplied(again, id, level, notBefore, body, deadlineNanos,
+                    Math.min(backoffMillis * 2, 1000)));
+        });
     }
 
     /** 0 (ready now) for no or negative delay; saturates for delays beyond the epoch-ms range. */

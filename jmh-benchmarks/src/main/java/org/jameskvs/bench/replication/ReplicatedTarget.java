@@ -72,20 +72,7 @@ public final class ReplicatedTarget implements StoreDeleteTarget {
 
     @Override
     public int storeDeleteBatch(byte[][] ids, byte[] body) {
-        @SuppressWarnings("unchecked")
-        CompletableFuture<Ack>[] acks = new CompletableFuture[ids.length * 2];
-        for (int i = 0; i < ids.length; i++) {
-            acks[2 * i] = queue.put(ids[i], 5, 0, NO_STATE, body);
-            acks[2 * i + 1] = queue.delete(ids[i]);
-        }
-        CompletableFuture.allOf(acks).join();
-        int ok = 0;
-        for (int i = 0; i < ids.length; i++) {
-            if (acks[2 * i].join().isOk() && acks[2 * i + 1].join().isOk()) {
-                ok++;
-            }
-        }
-        return ok;
+        return org.jameskvs.bench.KvsTarget.storeDeleteBatch(queue, ids, body);
     }
 
     @Override
