@@ -34,8 +34,7 @@ import reactor.core.publisher.FluxSink;
  * <p>Reads use {@code readyBefore = now}, so delayed mail is skipped by the server and never blocks
  * ready mail behind it. Delayed mail sits at a position the cursor has passed; when it becomes due
  * (STAT's {@code earliestNotBefore}), after a flush, or after a removal, the level is rescanned from
- * its start — and whenever an idle level holds more live mail than is in flight (the cursor may have
- * passed mail, e.g. after the copy serving reads changed). Messages handed out and not yet done are "in flight": rescans skip them, so no mail is
+ * its start. Messages handed out and not yet done are "in flight": rescans skip them, so no mail is
  * handed out twice. Several subscribers share the reader; each message goes to one of them.
  */
 final class MailQueueReader implements AutoCloseable {
@@ -243,14 +242,6 @@ final class MailQueueReader implements AutoCloseable {
             if (stat.isOk() && stat.size() > 0 && stat.earliestNotBefore() != Long.MAX_VALUE) {
                 cursor.rescanAt = stat.earliestNotBefore() > cursor.scanStartedAt ? stat.earliestNotBefore() : at;
                 at = Math.min(at, cursor.rescanAt);
-            }
-            if (stat.isOk() && stat.size() > inFlight.size()) {
-                // More live mail than is handed out, yet nothing was ready to read: either it is delayed,
-                // or the cursor has passed it — positions are per copy, so when the copy serving reads
-                // changes (a node lost, a copy rebuilt) live mail can sit below the cursor. Rescan from
-                // the start at the next idle poll; a rescan skips in-flight mail, so this never
-                // hands a mail out twice, and it costs one server-side scan per idle poll at most.
-                cursor.rescanAt = Math.min(cursor.rescanAt, at);
             }
         }
         scheduleAt(at);
