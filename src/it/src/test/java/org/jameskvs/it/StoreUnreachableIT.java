@@ -62,7 +62,9 @@ class StoreUnreachableIT {
             String queuesDuringOutage = cluster.james.queuesSummary();
 
             for (KvsNode node : cluster.nodes) {
-                node.startAgain();
+                if (!node.isRunning()) { // without it.killAll the third node never went down
+                    node.startAgain();
+                }
             }
             TrackingLoad restored = new TrackingLoad("it-restored", port, 4, 100 * FAULT_MAILS, 50, 60_000).start();
             boolean flowing = restored.awaitAccepted(FAULT_MAILS / 2, Duration.ofSeconds(120));
