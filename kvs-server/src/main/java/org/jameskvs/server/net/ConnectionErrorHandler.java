@@ -24,8 +24,7 @@ final class ConnectionErrorHandler extends ChannelInboundHandlerAdapter {
         if (cause instanceof FramingLostException || root instanceof FramingLostException) {
             LOG.warn("closing {}: {}", ctx.channel().remoteAddress(), cause.getMessage());
             Responses.writeError(ctx, (byte) 0, Status.BAD_FRAME, 0, cause.getMessage());
-            ctx.flush();
-            ctx.channel().closeFuture();
+            // Close once the answer is on the wire (an empty write completes after everything before it).
             ctx.writeAndFlush(ctx.alloc().buffer(0)).addListener(ChannelFutureListener.CLOSE);
         } else if (root instanceof IOException) {
             LOG.debug("connection {} failed: {}", ctx.channel().remoteAddress(), root.toString());

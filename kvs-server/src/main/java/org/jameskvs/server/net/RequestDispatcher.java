@@ -41,11 +41,6 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        ctx.fireChannelActive();
-    }
-
-    @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (pending == null) {
             pending = ctx.alloc().ioBuffer(4096);

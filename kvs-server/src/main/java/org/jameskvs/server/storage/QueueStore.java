@@ -230,64 +230,62 @@ public final class QueueStore implements AutoCloseable {
     }
 
     public Status delete(QueueState q, byte[] id) {
-        StoredQueue sq = live(q);
-        if (sq == null) {
-            return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
-        }
-        try {
+        return mutate(q, "delete", (sq, txn) -> {
             int slot = find(sq, id);
             if (slot < 0) {
                 return fail(Status.NOT_FOUND, "no live message with this id");
             }
-            long txn = sq.txn + 1;
             records.delete(sq.id, txn, sq.index.position(slot), id);
             queues.deleted(sq, slot, txn);
-            unsynced = true;
             return Status.OK;
-        } catch (JournalException e) {
-            return fail(e.status, e.getMessage());
-        } catch (RuntimeException e) {
-            return unexpected("delete", e);
-        }
+        });
     }
 
     public Status replace(QueueState q, byte[] id, int priority, long notBefore, ByteBuf state) {
-        StoredQueue sq = live(q);
-        if (sq == null) {
-            return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
-        }
-        try {
+        return mutate(q, "replace", (sq, txn) -> {
             int slot = find(sq, id);
             if (slot < 0) {
                 return fail(Status.NOT_FOUND, "no live message with this id");
             }
-            long txn = sq.txn + 1;
             long loc = records.replace(sq.id, txn, sq.index.position(slot), id, priority & 0xFF, notBefore, state);
             queues.replaced(sq, slot, loc, notBefore, txn);
-            unsynced = true;
             return Status.OK;
-        } catch (JournalException e) {
-            return fail(e.status, e.getMessage());
-        } catch (RuntimeException e) {
-            return unexpected("replace", e);
-        }
+        });
     }
 
     public Status clear(QueueState q) {
+        return mutate(q, "clear", (sq, txn) -> {
+            records.headerOnly(TYPE_CLEAR, sq.id, txn);
+            queues.cleared(sq, txn);
+            return Status.OK;
+        });
+    }
+
+    /** One journaled mutation of a live queue under the next transaction number. */
+    private interface Mutation {
+        Status apply(StoredQueue sq, long txn) throws JournalException;
+    }
+
+    /**
+     * The frame every mutation shares: a dropped queue answers NO_SUCH_QUEUE; a journal failure its
+     * own status (DISK_FULL, ...), anything unexpected STORAGE_ERROR, both before the index changes;
+     * an applied mutation marks the journal as needing a sync.
+     */
+    private Status mutate(QueueState q, String what, Mutation mutation) {
         StoredQueue sq = live(q);
         if (sq == null) {
             return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
         }
         try {
-            long txn = sq.txn + 1;
-            records.headerOnly(TYPE_CLEAR, sq.id, txn);
-            queues.cleared(sq, txn);
-            unsynced = true;
-            return Status.OK;
+            Status s = mutation.apply(sq, sq.txn + 1);
+            if (s == Status.OK) {
+                unsynced = true;
+            }
+            return s;
         } catch (JournalException e) {
             return fail(e.status, e.getMessage());
         } catch (RuntimeException e) {
-            return unexpected("clear", e);
+            return unexpected(what, e);
         }
     }
 
