@@ -48,8 +48,9 @@ import java.util.concurrent.CompletableFuture;
  * <h2>Positions</h2>
  * Reads (GET, READ, STAT) go to one SYNC copy, the same one as long as it stays SYNC, and the PUT
  * ack carries that copy's position. Positions are per copy: after the read copy changes (its node
- * was lost), positions refer to the new copy and a reader should rescan from position 0
- * ({@link #readCopyChanges()} counts the changes).
+ * was lost), positions refer to the new copy and a reader must rescan from position 0. Every READ
+ * result says which copy answered ({@link org.jameskvs.client.ReadResult#positionSpace()}, the
+ * value of {@link #readCopyChanges()} when it was sent).
  */
 public final class QueueReplica {
     /** Status of a mutation refused because fewer than two copies can take it. */
@@ -222,6 +223,7 @@ public final class QueueReplica {
             failRead(op, Status.TIMEOUT, "no in-sync copy reachable");
             return;
         }
+        op.positionSpace = readCopyChanges;
         op.awaiting.add(m);
         sendTo(m, op, false);
     }
@@ -526,7 +528,7 @@ public final class QueueReplica {
                     List<StoredMessage> visible = rr.messages().stream().filter(x -> !Ids.isReserved(x.id())).toList();
                     rr = new ReadResult(rr.status(), rr.reason(), rr.txn(), rr.nextPosition(), visible);
                 }
-                op.read.complete(rr);
+                op.read.complete(rr.inPositionSpace(op.positionSpace));
             }
             case STAT -> {
                 QueueStat qs = r.stat();

@@ -34,7 +34,7 @@ final class ReadOnlyCopy implements KvsQueue {
                 return r;
             }
             List<StoredMessage> visible = r.messages().stream().filter(m -> !Ids.isReserved(m.id())).toList();
-            return new ReadResult(r.status(), r.reason(), r.txn(), r.nextPosition(), visible);
+            return new ReadResult(r.status(), r.reason(), r.txn(), r.nextPosition(), visible, r.positionSpace());
         });
     }
 

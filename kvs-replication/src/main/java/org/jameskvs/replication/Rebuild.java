@@ -26,7 +26,8 @@ import java.util.Set;
  * not bring it back. A REPLACE is remembered likewise and its priority, notBefore and state are
  * used when the message is copied later, so no stale state survives. A CLEAR stops the copy. A copy
  * PUT sent before such a mutation reaches the target before it (one ordered connection), so the
- * mutation applies on top of the copy.
+ * mutation applies on top of the copy. A replacing PUT (same id) counts as a DELETE for the copy:
+ * the target gets the new version live.
  *
  * <p><b>Ordering caveat:</b> messages put during the rebuild are appended to the target before the
  * older messages that are copied after them, so on the rebuilt copy positions (hence READ order)
@@ -65,7 +66,9 @@ final class Rebuild {
 
     void noteClientMutation(ReplicaOp op) {
         switch (op.kind) {
-            case DELETE -> {
+            // A replacing PUT reaches the target live with the newest version: the copy must not
+            // bring an older one (which the target would then refuse as a duplicate id).
+            case DELETE, PUT_REPLACING -> {
                 deleted.add(Ids.key(op.id));
                 replaced.remove(Ids.key(op.id));
             }

@@ -41,6 +41,8 @@ final class ReplicaOp {
     byte[] state;
     byte[] body;
     long fromPosition;
+    /** READ: the read-copy generation of the copy it was sent to (positions are per copy). */
+    int positionSpace;
     int maxCount;
     int maxBytes;
     long readyBefore;

@@ -23,6 +23,15 @@ import java.util.stream.Collectors;
  * <dt>{@code maxInFlight} [1024]</dt><dd>requests pipelined on one connection before callers wait.</dd>
  * <dt>{@code requestTimeout} [30000]</dt><dd>ms before a request is answered TIMEOUT; an enqueue that
  *   times out fails (SMTP answers 4xx) since the mail may not be stored.</dd>
+ * <dt>{@code intakeQueues} [spool]</dt><dd>James queues whose enqueue answers an SMTP client
+ *   (comma separated). An enqueue there that the store refuses fails at once, or after
+ *   {@code requestTimeout} when its outcome is unknown, so the client gets a quick 4xx and keeps the
+ *   mail.</dd>
+ * <dt>{@code acceptedMailRetryTimeout} [120000]</dt><dd>ms an enqueue into any other queue (e.g.
+ *   RemoteDelivery's {@code outgoing}: the mail was already answered 250) keeps retrying a refused or
+ *   unanswered PUT, with the same mail id so a retry never stores it twice, before it fails (James
+ *   then sends the mail to its error processor). Covers a store that is being restored after an
+ *   outage.</dd>
  * <dt>{@code readAheadWindow} [64]</dt><dd>mails read ahead of the dequeuers per priority level: the
  *   only mail held in James's heap besides the ones being processed, whatever the backlog.</dd>
  * <dt>{@code readBlockSize} [32]</dt><dd>messages asked per READ request.</dd>
@@ -54,6 +63,8 @@ public final class KvsSpoolConfiguration {
     private final String tlsTrustCertificates;
     private final int maxInFlight;
     private final Duration requestTimeout;
+    private final java.util.Set<String> intakeQueues;
+    private final Duration acceptedMailRetryTimeout;
     private final int readAheadWindow;
     private final int readBlockSize;
     private final int readBlockBytes;
@@ -75,6 +86,9 @@ public final class KvsSpoolConfiguration {
         this.tlsTrustCertificates = p.getProperty("tls.trustCertificates");
         this.maxInFlight = positiveInt(p, "maxInFlight", 1024);
         this.requestTimeout = Duration.ofMillis(positiveInt(p, "requestTimeout", 30_000));
+        this.intakeQueues = Arrays.stream(p.getProperty("intakeQueues", "spool").split(","))
+            .map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableSet());
+        this.acceptedMailRetryTimeout = Duration.ofMillis(positiveInt(p, "acceptedMailRetryTimeout", 120_000));
         this.readAheadWindow = positiveInt(p, "readAheadWindow", 64);
         this.readBlockSize = positiveInt(p, "readBlockSize", 32);
         this.readBlockBytes = positiveInt(p, "readBlockBytes", 8 * 1024 * 1024);
@@ -135,6 +149,11 @@ public final class KvsSpoolConfiguration {
     public int maxInFlight() { return maxInFlight; }
 
     public Duration requestTimeout() { return requestTimeout; }
+
+    /** True for a queue whose enqueue answers an SMTP client (see {@code intakeQueues}). */
+    public boolean isIntakeQueue(String jamesQueueName) { return intakeQueues.contains(jamesQueueName); }
+
+    public Duration acceptedMailRetryTimeout() { return acceptedMailRetryTimeout; }
 
     public int readAheadWindow() { return readAheadWindow; }
 

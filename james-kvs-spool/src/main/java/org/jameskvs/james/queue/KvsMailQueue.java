@@ -32,6 +32,8 @@ import org.jameskvs.james.config.KvsSpoolConfiguration;
 import org.jameskvs.protocol.Status;
 import org.jameskvs.protocol.StoredMessage;
 import org.reactivestreams.Publisher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -48,6 +50,7 @@ import reactor.core.publisher.Mono;
  * (at-least-once).
  */
 public class KvsMailQueue implements ManageableMailQueue {
+    private static final Logger LOGGER = LoggerFactory.getLogger(KvsMailQueue.class);
     private final MailQueueName name;
     private final PriorityLevels levels;
     private final KvsSpoolConfiguration configuration;
@@ -112,8 +115,10 @@ public class KvsMailQueue implements ManageableMailQueue {
             return CompletableFuture.failedFuture(e);
         }
         long notBefore = notBefore(delay);
-        long deadline = System.nanoTime() + configuration.requestTimeout().toNanos();
-        return putRetryingNotApplied(queue, MessageIds.newId(), level, notBefore, body, deadline, 50)
+        boolean intake = configuration.isIntakeQueue(name.asString());
+        Duration retryFor = intake ? configuration.requestTimeout() : configuration.acceptedMailRetryTimeout();
+        long deadline = System.nanoTime() + retryFor.toNanos();
+        return putRetrying(queue, MessageIds.newId(), level, notBefore, body, intake, deadline, 50, false)
             .thenAccept(ack -> {
                 if (!ack.isOk()) {
                     throw new CompletionException(new MailQueueException("KVS refused mail " + mail.getName()
@@ -126,24 +131,43 @@ public class KvsMailQueue implements ManageableMailQueue {
     }
 
     /**
-     * A PUT answered BAD_HANDLE or QUEUE_LOCKED was certainly not applied (the queue is being re-opened
-     * or reclaimed, e.g. after its copies moved): retry it, with backoff, until {@code requestTimeout}
-     * has passed, rather than fail the enqueue (which would send accepted mail to the error
-     * processor). Outcomes that may have been applied (TIMEOUT, CONNECTION_LOST) are never retried
-     * here: the caller fails, and SMTP answers 4xx.
+     * Puts the mail, retrying (with backoff, until {@code deadlineNanos}) what a retry can fix:
+     * <ul>
+     * <li>BAD_HANDLE, QUEUE_LOCKED: certainly not applied (the queue is being re-opened or reclaimed,
+     *   e.g. after its copies moved). Retried on every queue.</li>
+     * <li>TIMEOUT, CONNECTION_LOST, INTERNAL_ERROR (outcome unknown), STORAGE_ERROR, DISK_FULL,
+     *   BACKLOG_FULL (refused: too few copies, store full or busy): retried only on queues that are
+     *   not intake queues. There the mail was already answered 250, and failing the enqueue would send
+     *   it to the error processor, e.g. while the store is restored after an outage. On an intake
+     *   queue the enqueue fails and SMTP answers 4xx: the client keeps the mail.</li>
+     * </ul>
+     * A retry after an unknown outcome may find the first attempt stored, so retries replace by id
+     * (same id, same content): the mail is stored once whatever happened.
      */
-    private CompletableFuture<Ack> putRetryingNotApplied(KvsQueue queue, byte[] id, int level, long notBefore,
-                                                        byte[] body, long deadlineNanos, long backoffMillis) {
-        return queue.put(id, level, notBefore, new byte[0], body).thenCompose(ack -> {
-            boolean notApplied = ack.status() == Status.BAD_HANDLE || ack.status() == Status.QUEUE_LOCKED;
-            if (!notApplied || System.nanoTime() + backoffMillis * 1_000_000 > deadlineNanos) {
+    private CompletableFuture<Ack> putRetrying(KvsQueue queue, byte[] id, int level, long notBefore, byte[] body,
+                                               boolean intake, long deadlineNanos, long backoffMillis, boolean retry) {
+        CompletableFuture<Ack> attempt = retry
+            ? queue.putReplacing(id, level, notBefore, new byte[0], body)
+            : queue.put(id, level, notBefore, new byte[0], body);
+        return attempt.thenCompose(ack -> {
+            if (!isRetryable(ack.status(), intake) || System.nanoTime() + backoffMillis * 1_000_000 > deadlineNanos) {
                 return CompletableFuture.completedFuture(ack);
             }
+            LOGGER.debug("Queue {}: PUT {} answered {} ({}), retrying in {} ms", name.asString(),
+                MessageIds.asString(id), ack.status(), ack.reason(), backoffMillis);
             return CompletableFuture.supplyAsync(() -> levels.queue(level),
                     CompletableFuture.delayedExecutor(backoffMillis, TimeUnit.MILLISECONDS))
-                .thenCompose(again -> putRetryingNotApplied(again, id, level, notBefore, body, deadlineNanos,
-                    Math.min(backoffMillis * 2, 1000)));
+                .thenCompose(again -> putRetrying(again, id, level, notBefore, body, intake, deadlineNanos,
+                    Math.min(backoffMillis * 2, 1000), true));
         });
+    }
+
+    private static boolean isRetryable(Status status, boolean intake) {
+        return switch (status) {
+            case BAD_HANDLE, QUEUE_LOCKED -> true;
+            case TIMEOUT, CONNECTION_LOST, INTERNAL_ERROR, STORAGE_ERROR, DISK_FULL, BACKLOG_FULL -> !intake;
+            default -> false;
+        };
     }
 
     /** 0 (ready now) for no or negative delay; saturates for delays beyond the epoch-ms range. */

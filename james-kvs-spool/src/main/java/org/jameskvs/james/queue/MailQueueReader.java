@@ -52,7 +52,11 @@ final class MailQueueReader implements AutoCloseable {
         boolean rescan;
         long scanStartedAt = Long.MIN_VALUE;
         long rescanAt = Long.MAX_VALUE;
+        /** The copy whose positions {@link #position} counts in (see ReadResult#positionSpace). */
+        int positionSpace = NO_SPACE_YET;
     }
+
+    private static final int NO_SPACE_YET = Integer.MIN_VALUE;
 
     private final String queueName;
     private final PriorityLevels levels;
@@ -206,12 +210,29 @@ final class MailQueueReader implements AutoCloseable {
             cursor.scanStartedAt = now;
         }
         int count = Math.min(configuration.readBlockSize(), configuration.readAheadWindow());
+        long from = cursor.position;
         ReadResult result = Futures.await(
-            levels.queue(level).read(cursor.position, count, configuration.readBlockBytes(), now),
+            levels.queue(level).read(from, count, configuration.readBlockBytes(), now),
             configuration.requestTimeout(), "read " + queueName);
         if (!result.isOk()) {
             cursor.caughtUp = true;
             throw new IllegalStateException("READ on " + queueName + "@p" + level + ": " + result.status() + " " + result.reason());
+        }
+        if (result.positionSpace() != cursor.positionSpace) {
+            boolean first = cursor.positionSpace == NO_SPACE_YET;
+            cursor.positionSpace = result.positionSpace();
+            if (!first) {
+                // Another copy serves reads and numbers its messages differently: our position means
+                // nothing there. Unread buffered mail is dropped and found again by a scan from 0;
+                // mail handed out is in flight and skipped, so nothing is handed out twice.
+                LOGGER.info("Queue {}@p{}: the copy serving reads changed; rescanning from the start", queueName, level);
+                cursor.buffer.clear();
+                cursor.scanStartedAt = now;
+                cursor.position = 0;
+                if (from != 0) {
+                    return;
+                }
+            }
         }
         for (StoredMessage message : result.messages()) {
             if (!inFlight.contains(MessageIds.asString(message.id()))) {

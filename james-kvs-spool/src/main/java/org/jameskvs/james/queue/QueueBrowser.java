@@ -9,6 +9,7 @@ import org.jameskvs.client.KvsException;
 import org.jameskvs.client.KvsQueue;
 import org.jameskvs.client.ReadResult;
 import org.jameskvs.james.Futures;
+import org.jameskvs.james.PositionScan;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
 import org.jameskvs.protocol.StoredMessage;
 
@@ -16,7 +17,8 @@ import org.jameskvs.protocol.StoredMessage;
  * Walks every live message of a James queue, delayed ones included (no readyBefore filter): highest
  * priority level first, position order within a level, one READ block at a time so memory stays
  * bounded. Reading by position tolerates concurrent enqueue, dequeue, removal and clear: it simply
- * sees or misses what changed.
+ * sees or misses what changed. A change of the copy serving reads restarts the level without
+ * returning a message twice ({@link PositionScan}).
  */
 final class QueueBrowser implements Iterator<QueueBrowser.Entry> {
 
@@ -28,8 +30,7 @@ final class QueueBrowser implements Iterator<QueueBrowser.Entry> {
     private final Iterator<Integer> remainingLevels;
     private final ArrayDeque<StoredMessage> block = new ArrayDeque<>();
     private int level = -1;
-    private long position;
-    private boolean levelExhausted = true;
+    private PositionScan scan;
 
     QueueBrowser(PriorityLevels levels, KvsSpoolConfiguration configuration) {
         this.levels = levels;
@@ -41,13 +42,12 @@ final class QueueBrowser implements Iterator<QueueBrowser.Entry> {
     @Override
     public boolean hasNext() {
         while (block.isEmpty()) {
-            if (levelExhausted) {
+            if (scan == null || scan.isExhausted()) {
                 if (!remainingLevels.hasNext()) {
                     return false;
                 }
                 level = remainingLevels.next();
-                position = 0;
-                levelExhausted = false;
+                scan = new PositionScan();
             }
             readBlock();
         }
@@ -64,15 +64,11 @@ final class QueueBrowser implements Iterator<QueueBrowser.Entry> {
 
     private void readBlock() {
         KvsQueue queue = levels.queue(level);
-        ReadResult result = Futures.await(queue.read(position, configuration.readBlockSize(), configuration.readBlockBytes(), 0),
+        ReadResult result = Futures.await(queue.read(scan.position(), configuration.readBlockSize(), configuration.readBlockBytes(), 0),
             configuration.requestTimeout(), "browse " + queue.name());
         if (!result.isOk()) {
             throw new KvsException(result.status(), result.reason());
         }
-        block.addAll(result.messages());
-        position = Math.max(position, result.nextPosition());
-        if (result.messages().isEmpty()) {
-            levelExhausted = true;
-        }
+        block.addAll(scan.accept(result));
     }
 }

@@ -20,6 +20,7 @@ import org.jameskvs.client.KvsQueue;
 import org.jameskvs.client.QueueStat;
 import org.jameskvs.client.ReadResult;
 import org.jameskvs.james.Futures;
+import org.jameskvs.james.PositionScan;
 import org.jameskvs.james.KvsQueues;
 import org.jameskvs.james.codec.MailCodec;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
@@ -149,22 +150,19 @@ public class KvsMailRepository implements MailRepository {
     /** Lists keys block by block (bounded memory), tolerating concurrent stores and removals. */
     private final class KeyIterator implements Iterator<MailKey> {
         private final ArrayDeque<MailKey> block = new ArrayDeque<>();
-        private long position;
-        private boolean exhausted;
+        private final PositionScan scan = new PositionScan();
 
         @Override
         public boolean hasNext() {
-            while (block.isEmpty() && !exhausted) {
-                ReadResult result = Futures.await(queue().read(position, configuration.readBlockSize(), configuration.readBlockBytes(), 0),
+            while (block.isEmpty() && !scan.isExhausted()) {
+                ReadResult result = Futures.await(queue().read(scan.position(), configuration.readBlockSize(), configuration.readBlockBytes(), 0),
                     configuration.requestTimeout(), "list " + queueName);
                 if (!result.isOk()) {
                     throw new IllegalStateException("READ failed on " + queueName + ": " + result.status() + " " + result.reason());
                 }
-                for (StoredMessage message : result.messages()) {
+                for (StoredMessage message : scan.accept(result)) {
                     block.add(new MailKey(new String(message.state(), StandardCharsets.UTF_8)));
                 }
-                position = Math.max(position, result.nextPosition());
-                exhausted = result.messages().isEmpty();
             }
             return !block.isEmpty();
         }

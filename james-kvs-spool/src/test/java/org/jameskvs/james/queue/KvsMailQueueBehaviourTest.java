@@ -98,6 +98,39 @@ class KvsMailQueueBehaviourTest {
     }
 
     @Test
+    void anEnqueueOfAcceptedMailRidesOutARefusingStore() throws Exception {
+        ManageableMailQueue outgoing = factory().createQueue(MailQueueName.of("outgoing"));
+        kvs.refusePuts.set(Status.STORAGE_ERROR);
+        java.util.concurrent.CompletableFuture<Void> enqueue = java.util.concurrent.CompletableFuture.runAsync(() -> {
+            try {
+                outgoing.enQueue(Mails.defaultMail().name("accepted").build());
+            } catch (javax.mail.MessagingException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> kvs.refusedPuts.get() >= 3);
+        assertThat(enqueue).isNotDone();
+
+        kvs.refusePuts.set(null); // the store is back
+
+        enqueue.get(10, TimeUnit.SECONDS);
+        assertThat(outgoing.getSize()).isEqualTo(1);
+        MailQueue.MailQueueItem item = Flux.from(outgoing.deQueue()).blockFirst(Duration.ofSeconds(5));
+        assertThat(item.getMail().getName()).isEqualTo("accepted");
+    }
+
+    @Test
+    void anEnqueueOfAcceptedMailFailsOnceTheRetryTimeoutHasPassed() throws Exception {
+        ManageableMailQueue outgoing = factory("acceptedMailRetryTimeout", "300").createQueue(MailQueueName.of("outgoing"));
+        kvs.refusePuts.set(Status.STORAGE_ERROR);
+
+        assertThatThrownBy(() -> outgoing.enQueue(Mails.defaultMail().name("refused").build()))
+            .isInstanceOf(MailQueue.MailQueueException.class)
+            .hasMessageContaining("STORAGE_ERROR");
+        assertThat(kvs.refusedPuts.get()).isGreaterThan(1);
+    }
+
+    @Test
     void closingAHandleDoesNotStopTheQueue() throws Exception {
         KvsMailQueueFactory factory = factory();
         ManageableMailQueue spooler = factory.createQueue(SPOOL);
@@ -132,6 +165,30 @@ class KvsMailQueueBehaviourTest {
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> seen.size() == 300);
         assertThat(duplicates).isEmpty();
         Awaitility.await().untilAsserted(() -> assertThat(queue.getSize()).isZero());
+    }
+
+    @Test
+    void mailIsNotStrandedWhenTheCopyServingReadsChanges() throws Exception {
+        ManageableMailQueue queue = factory().createQueue(SPOOL);
+        enqueue(queue, 10, "before");
+        List<String> first = new ArrayList<>();
+        Flux.from(queue.deQueue()).take(10).doOnNext(item -> {
+            first.add(item.getMail().getName());
+            try {
+                item.done(MailQueue.MailQueueItem.CompletionStatus.SUCCESS);
+            } catch (MailQueue.MailQueueException e) {
+                throw new IllegalStateException(e);
+            }
+        }).blockLast(Duration.ofSeconds(10));
+        assertThat(first).hasSize(10);
+
+        // The new read copy numbers what is left from 0: the reader's cursor (10) is past all of it.
+        kvs.switchReadCopy(10);
+        enqueue(queue, 5, "after");
+
+        List<String> names = Flux.from(queue.deQueue()).take(5).map(item -> item.getMail().getName())
+            .collectList().block(Duration.ofSeconds(10));
+        assertThat(names).containsExactly("after0", "after1", "after2", "after3", "after4");
     }
 
     @Test

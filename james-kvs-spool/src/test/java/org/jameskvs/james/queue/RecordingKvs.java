@@ -1,6 +1,8 @@
 package org.jameskvs.james.queue;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -15,12 +17,28 @@ import org.jameskvs.client.ReadResult;
 import org.jameskvs.james.KvsQueueOpener;
 import org.jameskvs.james.contract.InMemoryKvs;
 import org.jameskvs.protocol.Status;
+import org.jameskvs.protocol.StoredMessage;
 
-/** InMemoryKvs that counts the messages READ hands out and can be told to refuse PUTs. */
+/**
+ * InMemoryKvs that counts the messages READ hands out, can be told to refuse PUTs, and can play a
+ * change of the copy serving reads (as a replicated queue does after losing its read copy).
+ */
 final class RecordingKvs implements KvsQueueOpener {
     private final InMemoryKvs delegate = new InMemoryKvs();
     final AtomicLong messagesRead = new AtomicLong();
     final AtomicReference<Status> refusePuts = new AtomicReference<>();
+    final AtomicLong refusedPuts = new AtomicLong();
+    private final AtomicLong positionShift = new AtomicLong();
+    private final AtomicInteger positionSpace = new AtomicInteger();
+
+    /**
+     * From now on reads come from "another copy" whose positions are {@code shift} lower than the
+     * first one's (a rebuilt copy numbers its messages afresh), in a new position space.
+     */
+    void switchReadCopy(long shift) {
+        positionShift.addAndGet(shift);
+        positionSpace.incrementAndGet();
+    }
 
     @Override
     public CompletableFuture<OpenResult> open(String name, OpenOptions options) {
@@ -49,9 +67,20 @@ final class RecordingKvs implements KvsQueueOpener {
         public CompletableFuture<Ack> put(byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
             Status refusal = refusePuts.get();
             if (refusal != null) {
+                refusedPuts.incrementAndGet();
                 return CompletableFuture.completedFuture(Ack.failed(refusal, "refused by test"));
             }
             return queue.put(id, priority, notBefore, state, body);
+        }
+
+        @Override
+        public CompletableFuture<Ack> putReplacing(byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
+            Status refusal = refusePuts.get();
+            if (refusal != null) {
+                refusedPuts.incrementAndGet();
+                return CompletableFuture.completedFuture(Ack.failed(refusal, "refused by test"));
+            }
+            return queue.putReplacing(id, priority, notBefore, state, body);
         }
 
         @Override
@@ -71,9 +100,14 @@ final class RecordingKvs implements KvsQueueOpener {
 
         @Override
         public CompletableFuture<ReadResult> read(long fromPosition, int maxCount, int maxBytes, long readyBefore) {
-            return queue.read(fromPosition, maxCount, maxBytes, readyBefore).thenApply(result -> {
+            long shift = positionShift.get();
+            int space = positionSpace.get();
+            return queue.read(fromPosition + shift, maxCount, maxBytes, readyBefore).thenApply(result -> {
                 messagesRead.addAndGet(result.messages().size());
-                return result;
+                List<StoredMessage> renumbered = result.messages().stream()
+                    .map(m -> new StoredMessage(m.position() - shift, m.id(), m.priority(), m.notBefore(), m.state(), m.body()))
+                    .toList();
+                return new ReadResult(result.status(), result.reason(), result.txn(), result.nextPosition() - shift, renumbered, space);
             });
         }
 
