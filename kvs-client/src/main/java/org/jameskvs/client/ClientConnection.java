@@ -5,12 +5,13 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.internal.PlatformDependent;
 import org.jameskvs.protocol.Status;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.Queue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -43,7 +44,9 @@ final class ClientConnection {
     private final KvsClientConfig config;
     private final Listener listener;
     private final InFlightWindow window;
-    private final ConcurrentLinkedQueue<Request<?>> pending = new ConcurrentLinkedQueue<>();
+    /** Many submitting threads, one consumer (the event loop): an array-backed MPSC queue, no node per call. */
+    private final Queue<Request<?>> pending = PlatformDependent.newMpscQueue();
+    /** Calls submitted and not yet taken by a drain; a drain subtracts what it took once, not per call. */
     private final AtomicInteger pendingCount = new AtomicInteger();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final Runnable drainTask = this::drain;
@@ -62,7 +65,7 @@ final class ClientConnection {
     }
 
     ResponseHandler newResponseHandler() {
-        return new ResponseHandler(this, window);
+        return new ResponseHandler(this, window, config.maxFrameBytes());
     }
 
     /** Starts the timeout checks; call once the channel is registered. */
@@ -112,17 +115,17 @@ final class ClientConnection {
     <T> CompletableFuture<T> submit(Request<T> request) {
         if (closed) {
             request.fail(Status.CONNECTION_LOST, "not connected");
-            return request.future;
+            return request;
         }
         if (pendingCount.incrementAndGet() > config.maxPending()) {
             pendingCount.decrementAndGet();
             request.fail(Status.BACKLOG_FULL, "client backlog full: " + config.maxPending()
                     + " calls already wait to be written; nothing was sent");
-            return request.future;
+            return request;
         }
         pending.offer(request);
         scheduleDrain();
-        return request.future;
+        return request;
     }
 
     private void scheduleDrain() {
@@ -147,13 +150,14 @@ final class ClientConnection {
         }
         ByteBuf batch = null;
         boolean wrote = false;
+        int taken = 0;
         long now = System.nanoTime();
         while (window.hasRoom() && channel.isWritable()) {
             Request<?> r = pending.poll();
             if (r == null) {
                 break;
             }
-            pendingCount.decrementAndGet();
+            taken++;
             if (now - r.deadlineNanos > 0) {
                 // Never sent, so the connection stays good; only this call gives up.
                 r.fail(Status.TIMEOUT, "timed out waiting for room in the in-flight window (not sent)");
@@ -182,6 +186,9 @@ final class ClientConnection {
                 wrote = true;
                 batch = null;
             }
+        }
+        if (taken > 0) {
+            pendingCount.addAndGet(-taken);
         }
         if (batch != null) {
             if (batch.isReadable()) {

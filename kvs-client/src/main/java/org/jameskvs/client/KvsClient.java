@@ -12,7 +12,6 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AttributeKey;
-import org.jameskvs.protocol.FrameDecoder;
 import org.jameskvs.protocol.Opcode;
 import org.jameskvs.protocol.Requests;
 import org.jameskvs.protocol.Status;
@@ -105,7 +104,6 @@ public final class KvsClient implements AutoCloseable {
                         if (sslContext != null) {
                             ch.pipeline().addLast(TlsContexts.newHandler(sslContext, ch.alloc(), config));
                         }
-                        ch.pipeline().addLast(FrameDecoder.forResponses(config.maxFrameBytes()));
                         ch.pipeline().addLast(conn.newResponseHandler());
                     }
                 });

@@ -95,8 +95,13 @@ final class QueueHandle implements KvsQueue {
             return Request.failed(ResultDecoders.ACK_WITH_VALUE, Status.BAD_REQUEST, bad);
         }
         byte[] st = state == null ? EMPTY : state;
-        return call(Opcode.PUT, HEADER_HINT + id.length + st.length + body.length,
-                (out, seq, h) -> Requests.put(out, seq, h, flags, id, priority, notBefore, st, body), ResultDecoders.ACK_WITH_VALUE);
+        Binding b = binding;
+        CompletableFuture<Ack> refused = refusal(b, ResultDecoders.ACK_WITH_VALUE);
+        if (refused != null) {
+            return refused;
+        }
+        return b.connection.submit(new PutRequest(b.handle, client.deadline(), flags, id, priority, notBefore, st, body,
+                HEADER_HINT + id.length + st.length + body.length));
     }
 
     @Override
@@ -105,7 +110,7 @@ final class QueueHandle implements KvsQueue {
         if (bad != null) {
             return Request.failed(ResultDecoders.ACK, Status.BAD_REQUEST, bad);
         }
-        return call(Opcode.DELETE, HEADER_HINT + id.length, (out, seq, h) -> Requests.delete(out, seq, h, id), ResultDecoders.ACK);
+        return callWithId(Opcode.DELETE, id, ResultDecoders.ACK);
     }
 
     @Override
@@ -125,7 +130,7 @@ final class QueueHandle implements KvsQueue {
         if (bad != null) {
             return Request.failed(ResultDecoders.GET, Status.BAD_REQUEST, bad);
         }
-        return call(Opcode.GET, HEADER_HINT + id.length, (out, seq, h) -> Requests.get(out, seq, h, id), ResultDecoders.GET);
+        return callWithId(Opcode.GET, id, ResultDecoders.GET);
     }
 
     @Override
@@ -183,6 +188,24 @@ final class QueueHandle implements KvsQueue {
 
     private <T> CompletableFuture<T> call(Opcode op, int sizeHint, Request.Encoder encoder, ResultDecoder<T> decoder) {
         Binding b = binding;
+        CompletableFuture<T> refused = refusal(b, decoder);
+        if (refused != null) {
+            return refused;
+        }
+        return b.connection.submit(new Request<>(op, b.handle, sizeHint, client.deadline(), encoder, decoder));
+    }
+
+    private <T> CompletableFuture<T> callWithId(Opcode op, byte[] id, ResultDecoder<T> decoder) {
+        Binding b = binding;
+        CompletableFuture<T> refused = refusal(b, decoder);
+        if (refused != null) {
+            return refused;
+        }
+        return b.connection.submit(new IdRequest<>(op, b.handle, client.deadline(), id, HEADER_HINT + id.length, decoder));
+    }
+
+    /** @return the failed result when calls cannot be sent on this binding now, else null */
+    private static <T> CompletableFuture<T> refusal(Binding b, ResultDecoder<T> decoder) {
         if (b.failure != null) {
             return Request.failed(decoder, b.failure, b.reason);
         }
@@ -190,7 +213,7 @@ final class QueueHandle implements KvsQueue {
         if (c == null || !c.isReady()) {
             return Request.failed(decoder, Status.CONNECTION_LOST, "not connected (reconnecting)");
         }
-        return c.submit(new Request<>(op, b.handle, sizeHint, client.deadline(), encoder, decoder));
+        return null;
     }
 
     private static String checkId(byte[] id) {

@@ -7,11 +7,16 @@ import org.jameskvs.protocol.Status;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One call from submission to completion: what to encode, how to decode the answer, and the future
- * the caller holds. The handle is fixed at submission because a handle is only valid on the
- * connection it was opened on.
+ * One call from submission to completion, and at the same time the future the caller holds: one
+ * object per call instead of a request plus a future. It knows what to encode and how to decode
+ * the answer. The handle is fixed at submission because a handle is only valid on the connection it
+ * was opened on.
+ *
+ * <p>Calls off the hot path encode through an {@link Encoder} lambda; the hot ones (PUT, DELETE)
+ * are subclasses that keep their arguments in fields and encode them directly
+ * ({@link PutRequest}, {@link IdRequest}), so a call allocates no lambda.
  */
-final class Request<T> {
+class Request<T> extends CompletableFuture<T> {
     /** Writes the whole frame; a lambda over the call's arguments. */
     @FunctionalInterface
     interface Encoder {
@@ -23,7 +28,6 @@ final class Request<T> {
     /** Expected frame size, so a big body gets a buffer of its own size instead of being regrown. */
     final int sizeHint;
     final long deadlineNanos;
-    final CompletableFuture<T> future = new CompletableFuture<>();
     private final Encoder encoder;
     private final ResultDecoder<T> decoder;
     /** Assigned on the event loop when the frame is encoded. */
@@ -38,12 +42,17 @@ final class Request<T> {
         this.decoder = decoder;
     }
 
-    void encode(ByteBuf out, long seq) {
+    final void encode(ByteBuf out, long seq) {
         sequence = seq;
+        encodeFrame(out, seq, handle);
+    }
+
+    /** Writes the request frame; subclasses without an {@link Encoder} override this. */
+    void encodeFrame(ByteBuf out, long seq, int handle) {
         encoder.encode(out, seq, handle);
     }
 
-    void completeOk(long txn, ByteBuf payload) {
+    final void completeOk(long txn, ByteBuf payload) {
         T result;
         try {
             result = decoder.ok(txn, payload);
@@ -51,14 +60,14 @@ final class Request<T> {
             // Framing is intact, so only this answer is lost; the connection goes on.
             result = decoder.failed(Status.INTERNAL_ERROR, txn, "malformed " + opcode + " response: " + e.getMessage());
         }
-        future.complete(result);
+        complete(result);
     }
 
-    void completeError(Status status, long txn, String reason) {
-        future.complete(decoder.failed(status, txn, reason));
+    final void completeError(Status status, long txn, String reason) {
+        complete(decoder.failed(status, txn, reason));
     }
 
-    void fail(Status status, String reason) {
+    final void fail(Status status, String reason) {
         completeError(status, -1, reason);
     }
 

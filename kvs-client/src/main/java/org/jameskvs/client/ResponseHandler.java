@@ -2,46 +2,36 @@ package org.jameskvs.client;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.util.ReferenceCountUtil;
+import org.jameskvs.protocol.FrameSplitter;
 import org.jameskvs.protocol.Frames;
-import org.jameskvs.protocol.OversizedFrame;
+import org.jameskvs.protocol.ResponseDescriptor;
 import org.jameskvs.protocol.Status;
 
+import java.util.List;
+
 /**
- * Last inbound handler, after {@link org.jameskvs.protocol.FrameDecoder}: matches each response
- * against the head of the in-flight window and completes its future. The server answers in request
- * order, so any other sequence number means the two sides disagree about the stream: everything is
- * failed and the connection dropped rather than risk giving a caller someone else's answer.
+ * The connection's only inbound handler: splits the responses and matches each against the head of
+ * the in-flight window, completing its future. Frames are read in place in the receive buffer
+ * ({@link FrameSplitter}): a response costs no buffer slice, reference count or pipeline hop. The
+ * server answers in request order, so any other sequence number means the two sides disagree about
+ * the stream: everything is failed and the connection dropped rather than risk giving a caller
+ * someone else's answer.
  *
  * <p>Futures complete here, on the event loop, so callers' synchronous callbacks run on it too.
  */
-final class ResponseHandler extends ChannelInboundHandlerAdapter {
+final class ResponseHandler extends FrameSplitter {
     private final ClientConnection connection;
     private final InFlightWindow window;
 
-    ResponseHandler(ClientConnection connection, InFlightWindow window) {
+    ResponseHandler(ClientConnection connection, InFlightWindow window, int maxFrameBytes) {
+        super(maxFrameBytes, ResponseDescriptor.HEADER_SIZE);
         this.connection = connection;
         this.window = window;
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof ByteBuf frame) {
-            try {
-                onFrame(frame);
-            } finally {
-                frame.release();
-            }
-        } else if (msg instanceof OversizedFrame oversized) {
-            onOversized(oversized);
-        } else {
-            ReferenceCountUtil.release(msg);
-        }
-    }
-
-    private void onFrame(ByteBuf frame) {
-        // The decoder hands over every frame of a read even after a failure; they belong to no one now.
+    protected void frame(ChannelHandlerContext ctx, ByteBuf frame, List<Object> out) {
+        // The rest of a read after a failure belongs to no one now.
         if (connection.isClosed()) {
             return;
         }
@@ -59,13 +49,14 @@ final class ResponseHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void onOversized(OversizedFrame oversized) {
+    @Override
+    protected void oversized(ChannelHandlerContext ctx, byte opcode, long sequence, long length, List<Object> out) {
         if (connection.isClosed()) {
             return;
         }
-        Request<?> head = expect(oversized.sequence(), oversized.opcode());
+        Request<?> head = expect(sequence, opcode);
         if (head != null) {
-            head.fail(Status.FRAME_TOO_LARGE, "response of " + oversized.length() + " bytes exceeds maxFrameBytes "
+            head.fail(Status.FRAME_TOO_LARGE, "response of " + length + " bytes exceeds maxFrameBytes "
                     + "(skipped; the request itself was applied)");
         }
     }
@@ -84,24 +75,25 @@ final class ResponseHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
         connection.responseReceived();
         connection.drainIfWaiting();
-        ctx.fireChannelReadComplete();
+        super.channelReadComplete(ctx);
     }
 
     @Override
-    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
         if (ctx.channel().isWritable()) {
             connection.drainIfWaiting();
         }
-        ctx.fireChannelWritabilityChanged();
+        super.channelWritabilityChanged(ctx);
     }
 
     @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        // The decoder first hands over the frames still buffered; then everything left fails.
+        super.channelInactive(ctx);
         connection.fail("connection closed");
-        ctx.fireChannelInactive();
     }
 
     @Override

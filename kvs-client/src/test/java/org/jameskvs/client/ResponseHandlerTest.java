@@ -34,7 +34,7 @@ class ResponseHandlerTest {
     private void setUp(KvsClientConfig config) {
         channel = new EmbeddedChannel();
         connection = new ClientConnection(channel, config, lost::add);
-        channel.pipeline().addLast(FrameDecoder.forResponses(config.maxFrameBytes()), connection.newResponseHandler());
+        channel.pipeline().addLast(connection.newResponseHandler());
         connection.markReady();
     }
 

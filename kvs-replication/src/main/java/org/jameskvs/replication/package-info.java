@@ -47,7 +47,8 @@
  * as a failure until its copy is rebuilt. If, meanwhile, the survivor is also unreachable and a new
  * owner opens the queue, the records it reads may not name the newest copy.</li>
  * <li>Positions are per copy: after the copy that serves reads changes, positions refer to the new
- * copy. After a rebuild, messages put during the rebuild precede older copied ones on the rebuilt
+ * copy, and every READ result says so ({@code ReadResult.positionSpace} changes): a reader must then
+ * rescan from position 0. After a rebuild, messages put during the rebuild precede older copied ones on the rebuilt
  * copy (see {@code Rebuild}).</li>
  * <li>A REPLACE applied twice because of a path-switch retry is idempotent in content; it only
  * disables the cheap equality proof of the next takeover (which then rebuilds one copy).</li>

@@ -45,6 +45,13 @@ import java.util.stream.Collectors;
  * <dt>{@code namespace} [james]</dt><dd>prefix of every KVS queue name, so several James
  *   installations can share servers: {@code <namespace>/queue/<name>@p<priority>} and
  *   {@code <namespace>/repo/<repository url>}.</dd>
+ * <dt>{@code repository.orset} [none]</dt><dd>mail repository URLs (comma separated prefixes, e.g.
+ *   {@code kvs://var/mail/error/}) kept as a converging OR-set repository
+ *   ({@code org.jameskvs.james.repository.orset.OrSetMailRepository}: one log per James node,
+ *   written by every node at once, node id = {@code ownerName}, which must then differ per node);
+ *   every other {@code kvs://} URL is a plain {@code KvsMailRepository} (one writer). Applies when
+ *   {@code mailrepositorystore.xml} registers {@code org.jameskvs.james.repository.SelectingKvsMailRepository}
+ *   for the {@code kvs} protocol.</dd>
  * <dt>{@code replication.*} [none]</dt><dd>when {@code replication.nodes} is set, every queue and
  *   repository is kept on two of those KVS nodes (and {@code servers} is not used): see
  *   {@code org.jameskvs.replication.ReplicationConfig} for the keys (node addresses with active and
@@ -72,6 +79,7 @@ public final class KvsSpoolConfiguration {
     private final String ownerName;
     private final long epoch;
     private final String namespace;
+    private final List<String> orSetRepositories;
     private final Properties properties;
 
     private KvsSpoolConfiguration(Properties p) {
@@ -96,6 +104,8 @@ public final class KvsSpoolConfiguration {
         this.ownerName = p.getProperty("ownerName", "james");
         this.epoch = Long.parseLong(p.getProperty("epoch", "1").trim());
         this.namespace = p.getProperty("namespace", "james");
+        this.orSetRepositories = Arrays.stream(p.getProperty("repository.orset", "").split(","))
+            .map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableList());
         if (servers.isEmpty()) {
             throw new IllegalArgumentException("kvs-spool: 'servers' lists no server");
         }
@@ -168,6 +178,18 @@ public final class KvsSpoolConfiguration {
     public long epoch() { return epoch; }
 
     public String namespace() { return namespace; }
+
+    /** The {@code repository.orset} prefixes. */
+    public List<String> orSetRepositories() { return orSetRepositories; }
+
+    /**
+     * True if the repository at {@code url} (e.g. {@code kvs://var/mail/error/}; James drops the
+     * trailing slash, so both spellings match) is an OR-set repository.
+     */
+    public boolean isOrSetRepository(String url) {
+        String withSlash = url.endsWith("/") ? url : url + "/";
+        return orSetRepositories.stream().anyMatch(prefix -> withSlash.startsWith(prefix) || url.startsWith(prefix));
+    }
 
     /** Prefix of the KVS queues holding James mail queues. */
     public String mailQueuePrefix() {

@@ -28,6 +28,21 @@ class KvsSpoolConfigurationTest {
         assertThat(configuration.epoch()).isEqualTo(1);
         assertThat(configuration.mailQueuePrefix()).isEqualTo("james/queue/");
         assertThat(configuration.mailRepositoryPrefix()).isEqualTo("james/repo/");
+        assertThat(configuration.orSetRepositories()).isEmpty();
+        assertThat(configuration.isOrSetRepository("kvs://var/mail/error/")).isFalse();
+    }
+
+    @Test
+    void orSetRepositoriesAreChosenByUrlPrefix(@TempDir Path conf) throws Exception {
+        Files.writeString(conf.resolve("kvs-spool.properties"),
+            "repository.orset = kvs://var/mail/error/ , kvs://var/mail/cluster-");
+
+        KvsSpoolConfiguration configuration = KvsSpoolConfiguration.load(conf);
+
+        assertThat(configuration.orSetRepositories()).containsExactly("kvs://var/mail/error/", "kvs://var/mail/cluster-");
+        assertThat(configuration.isOrSetRepository("kvs://var/mail/error/")).isTrue();
+        assertThat(configuration.isOrSetRepository("kvs://var/mail/cluster-a/")).isTrue();
+        assertThat(configuration.isOrSetRepository("kvs://var/mail/relay-denied/")).isFalse();
     }
 
     @Test

@@ -89,11 +89,19 @@ public final class ServerMetrics {
         }
     }
 
+    /** {@code n} requests of one opcode at once (see {@link BlockTally}). */
+    public void requests(byte opcode, int n) {
+        Counter c = requests[opcode & 0xFF];
+        if (c != null) {
+            c.increment(n);
+        }
+    }
+
     public void error(Status status) {
         errors[status.ordinal()].increment();
     }
 
-    public void bytesReceived(int n) {
+    public void bytesReceived(long n) {
         bytesReceived.increment(n);
     }
 

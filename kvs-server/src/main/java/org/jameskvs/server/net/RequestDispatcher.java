@@ -13,6 +13,7 @@ import org.jameskvs.protocol.OversizedFrame;
 import org.jameskvs.protocol.RequestDescriptor;
 import org.jameskvs.protocol.Status;
 import org.jameskvs.protocol.Wire;
+import org.jameskvs.server.metrics.BlockTally;
 import org.jameskvs.server.storage.QueueState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +36,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     private ByteBuf pending;
     private long blockStart;
     private int blockRequests;
+    private final BlockTally tally = new BlockTally();
 
     RequestDispatcher(ServerContext server) {
         this.server = server;
@@ -55,7 +57,6 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         }
         ByteBuf frame = (ByteBuf) msg;
         try {
-            server.metrics.bytesReceived(frame.readableBytes() + 4);
             handle(ctx, frame, pending);
         } finally {
             frame.release();
@@ -74,6 +75,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             ctx.write(pending, ctx.voidPromise());
             pending = null;
             server.metrics.block(System.nanoTime() - blockStart, blockRequests);
+            tally.flushTo(server.metrics);
             blockRequests = 0;
             server.committer.flushAfterCommit(ctx);
         }
@@ -96,6 +98,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         Channel ch = ctx.channel();
         handles.values().forEach(h -> server.writers.release(h.queue().name(), ch));
         handles.clear();
+        tally.flushTo(server.metrics);
         if (pending != null) {
             pending.release();
             pending = null;
@@ -108,7 +111,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         long seq = Frames.requestSequence(frame);
         int handleId = Frames.requestHandle(frame);
         int flags = Frames.requestFlags(frame);
-        server.metrics.request(code);
+        tally.request(code, frame.readableBytes() + 4);
         Opcode op = Opcode.fromCode(code);
         int mark = out.writerIndex();
         Status status;

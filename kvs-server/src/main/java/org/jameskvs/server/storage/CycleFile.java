@@ -21,6 +21,7 @@ final class CycleFile {
     long end;
     boolean dirty;
     private FileChannel channel;
+    private MappedReadWindow window;
 
     CycleFile(int fileNo, int cycle, Path path) {
         this.fileNo = fileNo;
@@ -36,7 +37,19 @@ final class CycleFile {
         return channel;
     }
 
+    /** Memory-mapped reads of this file (see {@link MappedReadWindow}); store thread only. */
+    MappedReadWindow window() throws IOException {
+        if (window == null) {
+            window = new MappedReadWindow(channel());
+        }
+        return window;
+    }
+
     void closeChannel() {
+        if (window != null) {
+            window.close();
+            window = null;
+        }
         if (channel != null) {
             try {
                 channel.close();

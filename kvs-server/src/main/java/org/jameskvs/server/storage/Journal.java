@@ -58,6 +58,8 @@ final class Journal implements AutoCloseable {
     private long freeSpaceCheckedAt;
     private long writtenSinceFreeCheck;
     private boolean newFileSinceSync;
+    /** The file the last record went to, for {@link #fileForCycle}'s fast path. */
+    private CycleFile lastWritten;
 
     private Journal(StoreConfig config) {
         this.config = config;
@@ -112,7 +114,18 @@ final class Journal implements AutoCloseable {
             byCycle.put(cycle, f);
             newFileSinceSync = true;
         }
+        lastWritten = f;
         return f;
+    }
+
+    /** The file the appender writes to; every record but the first of a cycle takes the fast path (no boxing, no tree lookup). */
+    private CycleFile fileOfAppender() {
+        int cycle = appender.cycle();
+        CycleFile last = lastWritten;
+        if (last != null && last.cycle == cycle && byNo.get(last.fileNo) == last) {
+            return last;
+        }
+        return fileForCycle(cycle, appender.currentFile());
     }
 
     CycleFile oldest() {
@@ -195,7 +208,7 @@ final class Journal implements AutoCloseable {
         checkSpace(length);
         header.setInt(LENGTH, (int) length);
         crc.reset();
-        crc.update(header.nioBuffer(4, header.readableBytes() - 4));
+        crc.update(header.array(), header.arrayOffset() + 4, header.readableBytes() - 4);
         updateCrc(a);
         updateCrc(b);
         updateCrc(c);
@@ -232,7 +245,7 @@ final class Journal implements AutoCloseable {
             if (bytes.writePosition() - start != length) {
                 throw new IllegalStateException("wrote " + (bytes.writePosition() - start) + " of " + length);
             }
-            f = fileForCycle(appender.cycle(), appender.currentFile());
+            f = fileOfAppender();
         } catch (Throwable t) {
             // Nothing of the record becomes visible: the document is rolled back, the index untouched.
             try {
@@ -258,12 +271,19 @@ final class Journal implements AutoCloseable {
         return b == null ? 0 : b.readableBytes();
     }
 
+    /** CRC of the readable bytes, without the ByteBuffer views {@code nioBuffers()} would allocate per call. */
     private void updateCrc(ByteBuf b) {
         if (b == null || !b.isReadable()) {
             return;
         }
-        for (ByteBuffer bb : b.nioBuffers(b.readerIndex(), b.readableBytes())) {
-            crc.update(bb);
+        if (b.hasArray()) {
+            crc.update(b.array(), b.arrayOffset() + b.readerIndex(), b.readableBytes());
+        } else if (b.nioBufferCount() == 1) {
+            crc.update(b.internalNioBuffer(b.readerIndex(), b.readableBytes()));
+        } else {
+            for (ByteBuffer bb : b.nioBuffers(b.readerIndex(), b.readableBytes())) {
+                crc.update(bb);
+            }
         }
     }
 
@@ -275,10 +295,19 @@ final class Journal implements AutoCloseable {
             bytes.write(b.array(), b.arrayOffset() + b.readerIndex(), b.readableBytes());
             return;
         }
+        if (b.nioBufferCount() == 1) {
+            // The buffer's reusable internal view: no allocation per record.
+            write(bytes, b.internalNioBuffer(b.readerIndex(), b.readableBytes()));
+            return;
+        }
         for (ByteBuffer bb : b.nioBuffers(b.readerIndex(), b.readableBytes())) {
-            while (bb.hasRemaining()) {
-                bytes.writeSome(bb);
-            }
+            write(bytes, bb);
+        }
+    }
+
+    private static void write(Bytes<?> bytes, ByteBuffer bb) {
+        while (bb.hasRemaining()) {
+            bytes.writeSome(bb);
         }
     }
 
@@ -328,47 +357,71 @@ final class Journal implements AutoCloseable {
 
     /** Copies {@code length} bytes at {@code offsetInRecord} of the record at {@code location} into {@code out}. */
     void readInto(long location, long offsetInRecord, int length, ByteBuf out) throws IOException {
-        FileChannel ch = file(location).channel();
+        CycleFile f = file(location);
         long pos = offset(location) + offsetInRecord;
         out.ensureWritable(length);
+        MappedReadWindow w = f.window();
+        int at = w.locate(pos, length);
+        if (at >= 0) {
+            ByteBuffer map = w.buffer();
+            map.limit(at + length).position(at);
+            out.writeBytes(map);
+            return;
+        }
+        FileChannel ch = f.channel();
         int done = 0;
         while (done < length) {
             int n = out.writeBytes(ch, pos + done, length - done);
             if (n < 0) {
-                throw new IOException("journal file " + file(location).path + " ends before " + (pos + length));
+                throw new IOException("journal file " + f.path + " ends before " + (pos + length));
             }
             done += n;
         }
     }
 
+    /**
+     * A few bytes of a record as a buffer positioned at them (absolute reads from its position): the
+     * mapped window when it can hold them, else a positioned read into a scratch buffer.
+     */
     private ByteBuffer readSmall(long location, long offsetInRecord, int length) throws IOException {
-        FileChannel ch = file(location).channel();
-        ByteBuffer bb = small.clear().limit(length);
+        CycleFile f = file(location);
         long pos = offset(location) + offsetInRecord;
+        MappedReadWindow w = f.window();
+        int at = w.locate(pos, length);
+        if (at >= 0) {
+            ByteBuffer map = w.buffer();
+            map.limit(at + length).position(at);
+            return map;
+        }
+        FileChannel ch = f.channel();
+        ByteBuffer bb = small.clear().limit(length);
         while (bb.hasRemaining()) {
             if (ch.read(bb, pos + bb.position()) < 0) {
-                throw new IOException("journal file " + file(location).path + " ends before " + (pos + length));
+                throw new IOException("journal file " + f.path + " ends before " + (pos + length));
             }
         }
         return bb.flip();
     }
 
     int readInt(long location, long offsetInRecord) throws IOException {
-        return readSmall(location, offsetInRecord, 4).getInt();
+        ByteBuffer bb = readSmall(location, offsetInRecord, 4);
+        return bb.getInt(bb.position());
     }
 
     int readUnsignedByte(long location, long offsetInRecord) throws IOException {
-        return readSmall(location, offsetInRecord, 1).get() & 0xFF;
+        ByteBuffer bb = readSmall(location, offsetInRecord, 1);
+        return bb.get(bb.position()) & 0xFF;
     }
 
     /** True when the PUT/DELETE/REPLACE record at {@code location} carries exactly this id. */
     boolean idEquals(long location, byte[] id) throws IOException {
         ByteBuffer bb = readSmall(location, ID_LENGTH, 1 + id.length);
-        if ((bb.get() & 0xFF) != id.length) {
+        int p = bb.position();
+        if ((bb.get(p) & 0xFF) != id.length) {
             return false;
         }
-        for (byte b : id) {
-            if (bb.get() != b) {
+        for (int i = 0; i < id.length; i++) {
+            if (bb.get(p + 1 + i) != id[i]) {
                 return false;
             }
         }

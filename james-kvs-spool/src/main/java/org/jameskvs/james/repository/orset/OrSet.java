@@ -29,7 +29,9 @@ import java.util.function.Supplier;
  * before the add it removes. Keeping the removed tags makes every pair of operations commute anyway:
  * live = {adds} minus {removed tags} is a function of the <i>set</i> of delivered operations, so
  * order and duplicates do not matter (tags are unique, so "minus" never hides a later add). The
- * price is the tombstones: see the garbage collection notes in {@link OrSetMailRepository}.
+ * price is the tombstones: {@link #forgetTombstone} and {@link #dropLive} let the repository
+ * collect them, under the rules in {@link OrSetMailRepository} (never on their own: they are only
+ * sound once the tag's ADD can no longer be delivered).
  *
  * <p><b>Add wins</b>: a remove only names the tags it observed, so an add concurrent with it (not
  * observed) survives.
@@ -142,6 +144,40 @@ public final class OrSet<P> {
     /** Number of tombstones (metadata that only garbage collection could shrink). */
     public int removedCount() {
         return removed.size();
+    }
+
+    /**
+     * Garbage collection: forgets the tombstone of {@code tag}. Sound only once the ADD of
+     * {@code tag} can never be delivered here again (see {@link OrSetMailRepository}). Returns true
+     * if there was one.
+     */
+    public boolean forgetTombstone(Tag tag) {
+        return removed.remove(tag);
+    }
+
+    /**
+     * Garbage collection: drops the live add {@code tag} without leaving a tombstone. Sound only once
+     * the ADD of {@code tag} is known to be gone from its log, which its writer does only after the
+     * tag was removed (see {@link OrSetMailRepository}). Returns true if it was live.
+     */
+    public boolean dropLive(Tag tag) {
+        String key = keyOfLiveTag.remove(tag);
+        if (key == null) {
+            return false;
+        }
+        NavigableMap<Tag, Entry<P>> entries = live.get(key);
+        entries.remove(tag);
+        if (entries.isEmpty()) {
+            live.remove(key);
+        }
+        return true;
+    }
+
+    /** Every live add (a copy). */
+    public List<Entry<P>> entries() {
+        List<Entry<P>> out = new ArrayList<>(keyOfLiveTag.size());
+        live.values().forEach(entries -> out.addAll(entries.values()));
+        return out;
     }
 
     /** The abstract state, for comparing replicas: key -> live tags. */

@@ -143,10 +143,47 @@ class OrSetMailRepositoryConvergenceTest {
             assertThat((String) b.getMessage().getContent()).isEqualTo(text);
             assertThat((String) c.getMessage().getContent()).isEqualTo(text);
         }
-        System.out.printf("OR-set repository convergence: 3 nodes x %d threads x %d ops -> %d keys, %d tombstones on node 0%n",
-            threadsPerNode, opsPerThread, state.size(), repositories.get(0).tombstones());
+        int tombstonesBefore = repositories.get(0).tombstones();
+
+        // Garbage collection: tombstones, removed ADDs and REMOVE records go; the state stays.
+        int rounds = collectUntilClean(all, state);
+        for (OrSetMailRepository r : all) {
+            assertThat(r.liveTags()).as("state of %s after GC", r.nodeId()).isEqualTo(state);
+            assertThat(r.tombstones()).as("tombstones of %s after GC", r.nodeId()).isZero();
+        }
+        int liveTags = state.values().stream().mapToInt(Set::size).sum();
+        assertThat(repositories.stream().mapToInt(OrSetMailRepository::ownRecords).sum())
+            .as("records left in the logs = live ADDs").isEqualTo(liveTags);
+        // A node started after the collection rebuilds the same state from what is left.
+        OrSetMailRepository late = repository(kvs.node(namespace, "late"), true);
+        late.sync();
+        assertThat(late.liveTags()).isEqualTo(state);
+        for (String key : state.keySet()) {
+            assertThat(late.retrieve(new MailKey(key)).getName()).isEqualTo(key);
+        }
+        System.out.printf("OR-set repository convergence%s: 3 nodes x %d threads x %d ops -> %d keys, %d tombstones on node 0; "
+                + "after %d GC rounds: 0 tombstones, %d records left in the logs%n", OrSetTestKvs.REPLICATED ? " (replicated)" : "",
+            threadsPerNode, opsPerThread, state.size(), tombstonesBefore, rounds, liveTags);
+        late.close();
         observer.close();
         repositories.forEach(OrSetMailRepository::close);
+    }
+
+    /** GC rounds on every node (bounded: 40 rounds, 60 s) until no node holds a tombstone. */
+    static int collectUntilClean(List<OrSetMailRepository> repositories, Map<String, Set<Tag>> state) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        int rounds = 0;
+        while (rounds < 40 && System.nanoTime() < deadline) {
+            rounds++;
+            repositories.forEach(OrSetMailRepository::collectGarbageNow);
+            for (OrSetMailRepository r : repositories) {
+                assertThat(r.liveTags()).as("state of %s during GC round %d", r.nodeId(), rounds).isEqualTo(state);
+            }
+            if (repositories.stream().allMatch(r -> r.tombstones() == 0)) {
+                break;
+            }
+        }
+        return rounds;
     }
 
     @Test
@@ -186,6 +223,13 @@ class OrSetMailRepositoryConvergenceTest {
             assertThat(r.containsLocally("k")).as("add wins at %s", r.nodeId()).isTrue();
             assertThat(r.containsLocally("gone")).as("observed remove at %s", r.nodeId()).isFalse();
             assertThat((String) r.retrieve(new MailKey("k")).getMessage().getContent()).isEqualTo("v2");
+        }
+        Map<String, Set<Tag>> state = a.liveTags();
+        collectUntilClean(repositories, state);
+        for (OrSetMailRepository r : repositories) {
+            assertThat(r.containsLocally("k")).as("add still wins after GC at %s", r.nodeId()).isTrue();
+            assertThat(r.containsLocally("gone")).as("still removed after GC at %s", r.nodeId()).isFalse();
+            assertThat(r.tombstones()).isZero();
         }
         repositories.forEach(OrSetMailRepository::close);
     }

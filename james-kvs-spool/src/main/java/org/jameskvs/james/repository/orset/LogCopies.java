@@ -1,0 +1,124 @@
+package org.jameskvs.james.repository.orset;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jameskvs.client.OpenOptions;
+import org.jameskvs.client.OpenResult;
+import org.jameskvs.james.KvsClientOpener;
+import org.jameskvs.james.KvsQueueOpener;
+import org.jameskvs.james.config.KvsSpoolConfiguration;
+import org.jameskvs.protocol.Status;
+import org.jameskvs.replication.ReplicationConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Read access to the copies of the other nodes' logs.
+ *
+ * <p><b>Single server</b>: one copy, opened read-only through the plug-in's opener.
+ *
+ * <p><b>Replicated</b> ({@code replication.nodes}): one plain read-only connection per KVS node of the
+ * group, and the log is read on <i>every</i> node that has a queue of that name; the reader applies
+ * the union. Why not the replication layer's read-only handle: it opens the first node in group
+ * order that has a queue of that name, and the replication's open fences every node by creating the
+ * queue there, so that node is often a non-member holding an empty queue (or a stale former copy),
+ * read forever. The union is sound for an OR-set (operations are idempotent and commute; a copy
+ * that is empty, being rebuilt or behind only contributes a subset) and it also survives the loss of
+ * the node serving reads. Copies hold the replication's own record (an id starting with a zero
+ * byte): readers skip it ({@link #isReserved}).
+ */
+final class LogCopies implements AutoCloseable {
+    static final String SINGLE = "kvs";
+    private static final Logger LOG = LoggerFactory.getLogger(LogCopies.class);
+
+    private final KvsQueueOpener opener;
+    private final KvsSpoolConfiguration configuration;
+    private final List<String> nodes;
+    private final Map<String, KvsSpoolConfiguration> nodeConfigurations = new ConcurrentHashMap<>();
+    private final Map<String, KvsClientOpener> clients = new ConcurrentHashMap<>();
+    private final Map<String, Long> nextAttempt = new ConcurrentHashMap<>();
+    private final Duration retry;
+    private volatile boolean closed;
+
+    LogCopies(KvsQueueOpener opener, KvsSpoolConfiguration configuration, Duration retry) {
+        this.opener = opener;
+        this.configuration = configuration;
+        this.retry = retry;
+        if (configuration.replicated()) {
+            Properties all = configuration.properties();
+            ReplicationConfig replication = ReplicationConfig.fromProperties(all);
+            for (ReplicationConfig.NodeSpec node : replication.nodes()) {
+                Properties p = new Properties();
+                p.putAll(all);
+                p.remove("replication.nodes");
+                p.setProperty("servers", node.activeHost() + ":" + node.activePort());
+                p.setProperty("user", all.getProperty("replication.user"));
+                p.setProperty("password", all.getProperty("replication.password"));
+                nodeConfigurations.put(node.name(), KvsSpoolConfiguration.from(p));
+            }
+            this.nodes = replication.nodeNames();
+        } else {
+            this.nodes = List.of(SINGLE);
+        }
+    }
+
+    /** Where copies may be: the group's nodes, or {@link #SINGLE}. */
+    List<String> nodes() {
+        return nodes;
+    }
+
+    /**
+     * Opens {@code log} read-only on {@code node}: OK with a handle, NO_SUCH_QUEUE (no copy there),
+     * or another status (node unreachable: unknown).
+     */
+    CompletableFuture<OpenResult> open(String node, String log) {
+        if (!configuration.replicated()) {
+            return opener.open(log, OpenOptions.reader());
+        }
+        KvsClientOpener client = client(node);
+        if (client == null) {
+            return CompletableFuture.completedFuture(new OpenResult(Status.CONNECTION_LOST, "not connected to " + node, null, 0, 0, 0));
+        }
+        return client.open(log, OpenOptions.reader());
+    }
+
+    private KvsClientOpener client(String node) {
+        KvsClientOpener client = clients.get(node);
+        if (client != null || closed) {
+            return client;
+        }
+        synchronized (this) {
+            client = clients.get(node);
+            long now = System.nanoTime();
+            Long next = nextAttempt.get(node);
+            if (client != null || (next != null && now - next < 0)) {
+                return client;
+            }
+            try {
+                client = KvsClientOpener.connect(nodeConfigurations.get(node));
+                clients.put(node, client);
+            } catch (RuntimeException e) {
+                nextAttempt.put(node, now + retry.toNanos());
+                LOG.warn("OR-set logs: cannot connect to KVS node {} (retry in {} ms): {}", node, retry.toMillis(), e.toString());
+            }
+            return client;
+        }
+    }
+
+    /** The replication layer's own record inside a copy, not an operation. */
+    static boolean isReserved(byte[] id) {
+        return id.length > 0 && id[0] == 0;
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        clients.values().forEach(KvsClientOpener::close);
+        clients.clear();
+    }
+}
