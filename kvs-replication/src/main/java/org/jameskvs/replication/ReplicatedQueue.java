@@ -116,9 +116,15 @@ public final class ReplicatedQueue implements KvsQueue {
      * timer thread).
      */
     private <T> CompletableFuture<T> bounded(CompletableFuture<T> call, java.util.function.Function<String, T> unknown) {
-        java.time.Duration backstop = opener.callBackstop();
-        return call.handle((v, t) -> t == null ? v : unknown.apply("replication failed: " + t))
-                .completeOnTimeout(unknown.apply("no outcome within " + backstop.toMillis() + " ms"),
-                        backstop.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        long backstopMillis = opener.callBackstopMillis();
+        // The "unknown" outcome is built only when needed: this runs on every call.
+        return call.orTimeout(backstopMillis, java.util.concurrent.TimeUnit.MILLISECONDS).handle((v, t) -> {
+            if (t == null) {
+                return v;
+            }
+            Throwable cause = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+            return unknown.apply(cause instanceof java.util.concurrent.TimeoutException
+                    ? "no outcome within " + backstopMillis + " ms" : "replication failed: " + cause);
+        });
     }
 }

@@ -31,6 +31,7 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicatedQueueOpener.class);
 
     private final ReplicationConfig config;
+    private final long callBackstopMillis;
     private final ScheduledExecutorService coreThread;
     private final ExecutorService callbacks;
     private final KvsNodeTransport transport;
@@ -38,6 +39,7 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
 
     private ReplicatedQueueOpener(ReplicationConfig config) {
         this.config = config;
+        this.callBackstopMillis = config.requestTimeout().multipliedBy(6).toMillis();
         this.coreThread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "kvs-replication");
             t.setDaemon(true);
@@ -182,6 +184,11 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
      */
     java.time.Duration callBackstop() {
         return config.requestTimeout().multipliedBy(6);
+    }
+
+    /** {@link #callBackstop()} in ms, computed once (it is read on every call). */
+    long callBackstopMillis() {
+        return callBackstopMillis;
     }
 
     <T> CompletableFuture<T> onCore(Function<ReplicationCore, CompletableFuture<T>> call) {

@@ -126,7 +126,7 @@ public class KvsMailQueue implements ManageableMailQueue {
                 }
                 timer.stopAndPublish();
                 enqueuedMetric.increment();
-                reader.onEnqueued(level);
+                reader.onEnqueued(level, notBefore != 0);
             });
     }
 

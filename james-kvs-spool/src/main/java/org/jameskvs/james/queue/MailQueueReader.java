@@ -54,6 +54,13 @@ final class MailQueueReader implements AutoCloseable {
         long rescanAt = Long.MAX_VALUE;
         /** The copy whose positions {@link #position} counts in (see ReadResult#positionSpace). */
         int positionSpace = NO_SPACE_YET;
+        /**
+         * The level may hold delayed mail, so going idle asks STAT for its earliest due time. False
+         * only after a STAT found none and no delayed mail was enqueued since (this James is the
+         * queue's only writer); STAT is asked anyway once per idle poll interval.
+         */
+        boolean mayHoldDelayed = true;
+        long lastStatAt = Long.MIN_VALUE;
     }
 
     private static final int NO_SPACE_YET = Integer.MIN_VALUE;
@@ -93,8 +100,12 @@ final class MailQueueReader implements AutoCloseable {
     }
 
     /** A mail was enqueued (or re-enqueued) at {@code level}: read that level's tail again. */
-    void onEnqueued(int level) {
-        execute(() -> cursor(level).caughtUp = false);
+    void onEnqueued(int level, boolean delayed) {
+        execute(() -> {
+            Cursor cursor = cursor(level);
+            cursor.caughtUp = false;
+            cursor.mayHoldDelayed |= delayed;
+        });
     }
 
     /** Mail handed out is done (deleted or re-enqueued): forget it. */
@@ -108,6 +119,7 @@ final class MailQueueReader implements AutoCloseable {
             cursor.buffer.clear();
             cursor.rescan = true;
             cursor.caughtUp = false;
+            cursor.mayHoldDelayed = true;
         }));
     }
 
@@ -234,13 +246,20 @@ final class MailQueueReader implements AutoCloseable {
                 }
             }
         }
+        long bodies = 0;
         for (StoredMessage message : result.messages()) {
+            bodies += message.body().length;
             if (!inFlight.contains(MessageIds.asString(message.id()))) {
                 cursor.buffer.add(message);
             }
         }
         cursor.position = Math.max(cursor.position, result.nextPosition());
-        if (result.messages().isEmpty()) {
+        // Fewer messages than asked means the server reached the tail, unless the byte limit stopped
+        // it: that takes a next message bigger than what is left of the limit, so with less than half
+        // of it used we call the level caught up and save the empty READ that would say so. (Should a
+        // mail over half of readBlockBytes follow, it is read at the next enqueue or idle poll.)
+        if (result.messages().isEmpty()
+            || result.messages().size() < count && bodies < configuration.readBlockBytes() / 2) {
             cursor.caughtUp = true;
         }
     }
@@ -257,10 +276,16 @@ final class MailQueueReader implements AutoCloseable {
         long now = System.currentTimeMillis();
         long at = now + configuration.idlePollInterval().toMillis();
         for (int level : levels.levels()) {
-            QueueStat stat = Futures.await(levels.queue(level).stat(), configuration.requestTimeout(), "stat " + queueName);
             Cursor cursor = cursor(level);
+            if (!cursor.mayHoldDelayed && now - cursor.lastStatAt < configuration.idlePollInterval().toMillis()) {
+                continue; // no delayed mail here: its STAT would say so again
+            }
+            QueueStat stat = Futures.await(levels.queue(level).stat(), configuration.requestTimeout(), "stat " + queueName);
+            cursor.lastStatAt = now;
             cursor.rescanAt = Long.MAX_VALUE;
-            if (stat.isOk() && stat.size() > 0 && stat.earliestNotBefore() != Long.MAX_VALUE) {
+            boolean delayed = stat.isOk() && stat.size() > 0 && stat.earliestNotBefore() != Long.MAX_VALUE;
+            cursor.mayHoldDelayed = delayed || !stat.isOk();
+            if (delayed) {
                 cursor.rescanAt = stat.earliestNotBefore() > cursor.scanStartedAt ? stat.earliestNotBefore() : at;
                 at = Math.min(at, cursor.rescanAt);
             }

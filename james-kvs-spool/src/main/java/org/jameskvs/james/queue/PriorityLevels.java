@@ -20,6 +20,8 @@ final class PriorityLevels {
     private final KvsQueues queues;
     private final String baseName;
     private final NavigableSet<Integer> known = new ConcurrentSkipListSet<>(Comparator.reverseOrder());
+    /** {@link #known} as a list, rebuilt only when a level is added (the readers ask for it per mail). */
+    private volatile List<Integer> snapshot = List.of();
 
     PriorityLevels(KvsQueues queues, String jamesQueueName) {
         this.queues = queues;
@@ -29,20 +31,31 @@ final class PriorityLevels {
     /** Finds the levels created before (e.g. before a restart) and creates the normal one. */
     void discover() {
         for (String name : queues.existingNames(baseName)) {
-            parseLevel(name.substring(baseName.length())).ifPresent(known::add);
+            parseLevel(name.substring(baseName.length())).ifPresent(this::know);
         }
         queue(MailPriority.NORMAL);
     }
 
     KvsQueue queue(int level) {
         KvsQueue queue = queues.get(baseName + level);
-        known.add(level);
+        know(level);
         return queue;
+    }
+
+    private void know(int level) {
+        if (known.contains(level)) {
+            return;
+        }
+        synchronized (known) { // add and snapshot together, or a concurrent add could be lost from it
+            if (known.add(level)) {
+                snapshot = List.copyOf(known);
+            }
+        }
     }
 
     /** Levels in use, highest first. */
     List<Integer> levels() {
-        return List.copyOf(known);
+        return snapshot;
     }
 
     /** The James queue name of a KVS queue name under {@code prefix}, if it is a level queue. */
