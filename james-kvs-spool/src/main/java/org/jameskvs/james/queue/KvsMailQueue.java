@@ -118,7 +118,7 @@ public class KvsMailQueue implements ManageableMailQueue {
         boolean intake = configuration.isIntakeQueue(name.asString());
         Duration retryFor = intake ? configuration.requestTimeout() : configuration.acceptedMailRetryTimeout();
         long deadline = System.nanoTime() + retryFor.toNanos();
-        return putRetrying(queue, MessageIds.newId(), level, notBefore, body, intake, deadline, 50, false)
+        return putRetrying(queue, MessageIds.newId(), level, notBefore, body, intake, deadline, 50, 0)
             .thenAccept(ack -> {
                 if (!ack.isOk()) {
                     throw new CompletionException(new MailQueueException("KVS refused mail " + mail.getName()
@@ -145,12 +145,17 @@ public class KvsMailQueue implements ManageableMailQueue {
      * (same id, same content): the mail is stored once whatever happened.
      */
     private CompletableFuture<Ack> putRetrying(KvsQueue queue, byte[] id, int level, long notBefore, byte[] body,
-                                               boolean intake, long deadlineNanos, long backoffMillis, boolean retry) {
+                                               boolean intake, long deadlineNanos, long backoffMillis, int retries) {
+        boolean retry = retries > 0;
         CompletableFuture<Ack> attempt = retry
             ? queue.putReplacing(id, level, notBefore, new byte[0], body)
             : queue.put(id, level, notBefore, new byte[0], body);
         return attempt.thenCompose(ack -> {
             if (!isRetryable(ack.status(), intake) || System.nanoTime() + backoffMillis * 1_000_000 > deadlineNanos) {
+                if (retry) {
+                    LOGGER.info("Queue {}: PUT {} {} after {} retries: {} {}", name.asString(), MessageIds.asString(id),
+                        ack.isOk() ? "stored" : "failed", retries, ack.status(), ack.isOk() ? "" : ack.reason());
+                }
                 return CompletableFuture.completedFuture(ack);
             }
             LOGGER.debug("Queue {}: PUT {} answered {} ({}), retrying in {} ms", name.asString(),
@@ -158,7 +163,7 @@ public class KvsMailQueue implements ManageableMailQueue {
             return CompletableFuture.supplyAsync(() -> levels.queue(level),
                     CompletableFuture.delayedExecutor(backoffMillis, TimeUnit.MILLISECONDS))
                 .thenCompose(again -> putRetrying(again, id, level, notBefore, body, intake, deadlineNanos,
-                    Math.min(backoffMillis * 2, 1000), true));
+                    Math.min(backoffMillis * 2, 1000), retries + 1));
         });
     }
 
