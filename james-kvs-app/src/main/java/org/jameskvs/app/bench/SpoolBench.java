@@ -31,7 +31,8 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>sweep ({@code --sweep 0.2,0.4,...}): open loop at those fractions of the measured max accepted
  *       rate, {@code --sweep-seconds} each; each session sends on a fixed schedule, so the offered rate
  *       does not depend on the response time;</li>
- *   <li>end: heap (jcmd GC.heap_info before and after a full GC) and RSS of {@code --heap-pid}.</li>
+ *   <li>end: heap (jcmd GC.heap_info before and after a full GC) and RSS of {@code --heap-pid}; with
+ *   {@code --heap-histogram FILE} also the class histogram of the live heap.</li>
  * </ol>
  * Before each measured phase the previous phase's mail is drained (the sink has every accepted mail).
  * Every phase and every wait is bounded.
@@ -83,6 +84,17 @@ public final class SpoolBench {
                 System.exit(2);
             }
         }
+    }
+
+    /** The "Total" line of {@code jcmd GC.class_histogram}, in MiB; NaN when absent. */
+    static double histogramTotalMiB(String histogram) {
+        for (String line : histogram.split("\n")) {
+            String[] fields = line.trim().split("\\s+");
+            if (fields.length == 3 && fields[0].equals("Total")) {
+                return Long.parseLong(fields[2]) / (1024.0 * 1024.0);
+            }
+        }
+        return Double.NaN;
     }
 
     static Map<String, String> parse(String[] args) {
@@ -149,6 +161,15 @@ public final class SpoolBench {
             double hwm = ProcStats.statusMiB(heapPid, "VmHWM");
             ProcStats.jcmd(heapPid, "GC.run");
             double[] after = ProcStats.heapMiB(heapPid);
+            // The class histogram (itself after a full GC) sums the bytes of live objects. GC.heap_info's
+            // "used" right after a full GC also counts the TLABs threads grabbed since, which grows with
+            // the number of allocating threads; the histogram total is the live-object figure.
+            String histogram = ProcStats.jcmd(heapPid, "GC.class_histogram");
+            end.put("heap_objects_mb", fmt(histogramTotalMiB(histogram)));
+            String histogramFile = opts.get("heap-histogram");
+            if (histogramFile != null) {
+                Files.writeString(Path.of(histogramFile), histogram);
+            }
             end.put("heap_used_mb", fmt(before[1]));
             end.put("heap_committed_mb", fmt(before[0]));
             end.put("heap_live_mb", fmt(after[1]));

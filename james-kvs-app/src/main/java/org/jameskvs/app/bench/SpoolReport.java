@@ -186,11 +186,11 @@ final class SpoolReport {
         }
 
         md.append("\n## Memory of the mail server at the end\n\n");
-        md.append("James's heap from `jcmd GC.heap_info` at the end of the run (used, then live after a `jcmd GC.run` full GC; committed), RSS from `/proc/<pid>/status`. ")
+        md.append("James's heap from `jcmd GC.heap_info` at the end of the run (used, then used right after a `jcmd GC.run` full GC; committed), the bytes of live objects from `jcmd GC.class_histogram` (after its own full GC; the heap_info figure after a GC also counts the TLABs threads took since, so it grows with the number of allocating threads), RSS from `/proc/<pid>/status`. ")
             .append("Every James runs with the same `").append(meta.getOrDefault("james_opts", "-Xmx1g")).append("`. ")
             .append("KVS nodes and the sink are separate processes (their RSS is listed apart). Postfix is left out: it is many processes, most short-lived.\n\n");
-        md.append("| system | heap used MB | heap live after GC MB | heap committed MB | RSS MB | peak RSS MB | other processes RSS MB |\n");
-        md.append("|---|---:|---:|---:|---:|---:|---|\n");
+        md.append("| system | heap used MB | heap used after GC MB | live objects MB | heap committed MB | RSS MB | peak RSS MB | other processes RSS MB |\n");
+        md.append("|---|---:|---:|---:|---:|---:|---:|---|\n");
         for (String s : systems()) {
             if (s.equals("postfix")) {
                 continue;
@@ -201,7 +201,8 @@ final class SpoolReport {
                     .forEach(k -> other.add(k.substring(4) + " " + f0(end(s, k))));
             }
             md.append("| ").append(label(s)).append(" | ").append(f0(end(s, "heap_used_mb"))).append(" | ")
-                .append(f0(end(s, "heap_live_mb"))).append(" | ").append(f0(end(s, "heap_committed_mb"))).append(" | ")
+                .append(f0(end(s, "heap_live_mb"))).append(" | ").append(f1(end(s, "heap_objects_mb"))).append(" | ")
+                .append(f0(end(s, "heap_committed_mb"))).append(" | ")
                 .append(f0(end(s, "rss_mb"))).append(" | ").append(f0(end(s, "rss_peak_mb"))).append(" | ")
                 .append(String.join(", ", other)).append(" |\n");
         }
@@ -239,10 +240,10 @@ final class SpoolReport {
             .append(Double.isNaN(at80) ? "n/a" : at80 <= 14 ? "yes" : "no").append(" |\n");
         double mem80 = sweepAt("memory", 0.8, "avg_ms");
         md.append("| (in-memory: avg at 80 % of max, for comparison) | ").append(f2(mem80)).append(" ms | |\n");
-        double heapK = end("kvs", "heap_live_mb");
-        double heapM = end("memory", "heap_live_mb");
-        md.append("| heap with the plug-in ≤ heap with the in-memory queue (live after GC) | ").append(f0(heapK)).append(" MB vs ")
-            .append(f0(heapM)).append(" MB (").append(f2(heapK / heapM)).append(" ×) | ")
+        double heapK = end("kvs", "heap_objects_mb");
+        double heapM = end("memory", "heap_objects_mb");
+        md.append("| heap with the plug-in ≤ heap with the in-memory queue (live objects after a full GC) | ").append(f1(heapK)).append(" MB vs ")
+            .append(f1(heapM)).append(" MB (").append(f2(heapK / heapM)).append(" ×) | ")
             .append(Double.isNaN(heapK / heapM) ? "n/a" : heapK <= heapM ? "yes" : "no").append(" |\n");
         double rssK = end("kvs", "rss_mb");
         double rssM = end("memory", "rss_mb");
