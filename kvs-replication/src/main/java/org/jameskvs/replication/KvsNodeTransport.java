@@ -181,14 +181,17 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
         coreThread.execute(() -> sink.accept(r));
     }
 
-    /** Releases the handles of one queue (state machine thread). */
-    void closeQueue(String queue) {
+    /**
+     * Releases handles of one queue (state machine thread): its write handles (the writer closed
+     * it) and/or its read handles (shared by the writer's probes and the read-only readers).
+     */
+    void closeQueue(String queue, boolean writeHandles, boolean readHandlesToo) {
         for (PathClient pc : clients.values()) {
-            KvsQueue w = pc.writeHandles.remove(queue);
+            KvsQueue w = writeHandles ? pc.writeHandles.remove(queue) : null;
             if (w != null) {
                 w.close();
             }
-            KvsQueue r = pc.readHandles.remove(queue);
+            KvsQueue r = readHandlesToo ? pc.readHandles.remove(queue) : null;
             if (r != null) {
                 r.close();
             }
@@ -253,34 +256,5 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
             }
         }
         return n;
-    }
-
-    /**
-     * A read-only handle on one copy of a queue, outside the state machine: the first connected node
-     * (in group order) that has the queue. No fencing and no second copy: for readers that tolerate a
-     * copy being behind (e.g. merging CRDT logs), never for the writer's own queue.
-     */
-    java.util.concurrent.CompletableFuture<org.jameskvs.client.OpenResult> openReadOnly(String queue,
-            java.util.List<String> nodeOrder) {
-        return openReadOnly(queue, nodeOrder, 0, new org.jameskvs.client.OpenResult(Status.CONNECTION_LOST,
-                "no node of the group is connected", null, 0, 0, 0));
-    }
-
-    /** Tries the nodes in order from {@code i}; the answer of the last node tried is kept if none has it. */
-    private java.util.concurrent.CompletableFuture<org.jameskvs.client.OpenResult> openReadOnly(String queue,
-            java.util.List<String> nodeOrder, int i, org.jameskvs.client.OpenResult lastAnswer) {
-        if (i == nodeOrder.size()) {
-            return java.util.concurrent.CompletableFuture.completedFuture(lastAnswer);
-        }
-        PathClient pc = clients.get(key(nodeOrder.get(i), NodePath.ACTIVE));
-        KvsClient c = pc == null ? null : pc.client;
-        if (c == null || !c.isConnected()) {
-            return openReadOnly(queue, nodeOrder, i + 1, lastAnswer);
-        }
-        return c.open(queue, org.jameskvs.client.OpenOptions.reader())
-                .thenCompose(r -> r.isOk()
-                        ? java.util.concurrent.CompletableFuture.completedFuture(new org.jameskvs.client.OpenResult(
-                                r.status(), r.reason(), new ReadOnlyCopy(r.queue()), r.txn(), r.epoch(), r.size()))
-                        : openReadOnly(queue, nodeOrder, i + 1, r));
     }
 }

@@ -6,56 +6,61 @@ import org.jameskvs.client.KvsQueue;
 import org.jameskvs.client.QueueStat;
 import org.jameskvs.client.ReadResult;
 import org.jameskvs.protocol.Status;
-import org.jameskvs.protocol.StoredMessage;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A read handle on ONE copy of a replicated queue, hiding the replication layer's own record (ids
- * starting with a zero byte) exactly as {@link ReplicatedQueue} does. Mutations are refused.
+ * A read-only handle on a replicated queue ({@code open(name, OpenOptions.reader())}): reads come
+ * from an in-sync copy named by the newest replication record and follow the copies when they move
+ * (see {@link ReadOnlyReplica}); every READ result says which copy answered
+ * ({@link ReadResult#positionSpace()}: rescan from 0 when it changes). The replication layer's own
+ * record (ids starting with a zero byte) is hidden exactly as {@link ReplicatedQueue} does.
+ * Mutations are refused. Every call gets exactly one outcome, never an exceptional completion.
  */
 final class ReadOnlyCopy implements KvsQueue {
-    private final KvsQueue copy;
+    private final ReplicatedQueueOpener opener;
+    private final ReadOnlyReplica reader;
 
-    ReadOnlyCopy(KvsQueue copy) {
-        this.copy = copy;
+    ReadOnlyCopy(ReplicatedQueueOpener opener, ReadOnlyReplica reader) {
+        this.opener = opener;
+        this.reader = reader;
     }
 
     @Override
     public String name() {
-        return copy.name();
+        return reader.name();
     }
 
     @Override
     public CompletableFuture<ReadResult> read(long fromPosition, int maxCount, int maxBytes, long readyBefore) {
-        return copy.read(fromPosition, maxCount, maxBytes, readyBefore).thenApply(r -> {
-            if (!r.isOk() || r.messages().stream().noneMatch(m -> Ids.isReserved(m.id()))) {
-                return r;
-            }
-            List<StoredMessage> visible = r.messages().stream().filter(m -> !Ids.isReserved(m.id())).toList();
-            return new ReadResult(r.status(), r.reason(), r.txn(), r.nextPosition(), visible, r.positionSpace());
-        });
+        return opener.bounded(opener.onCore(c -> reader.read(fromPosition, maxCount, maxBytes, readyBefore)),
+                why -> new ReadResult(Status.TIMEOUT, why, -1, fromPosition, List.of()));
     }
 
     @Override
     public CompletableFuture<GetResult> get(byte[] id) {
-        return Ids.isReserved(id)
-                ? CompletableFuture.completedFuture(new GetResult(Status.NOT_FOUND, "reserved id", 0, null))
-                : copy.get(id);
+        return opener.bounded(opener.onCore(c -> reader.get(id)), why -> new GetResult(Status.TIMEOUT, why, -1, null));
     }
 
     @Override
     public CompletableFuture<QueueStat> stat() {
-        // The copy may hold the membership record: it is not a message of the queue.
-        return copy.stat().thenCompose(st -> !st.isOk() ? CompletableFuture.completedFuture(st)
-                : copy.get(Ids.RECORD_ID).thenApply(g -> !g.isOk() ? st
-                : new QueueStat(st.status(), st.reason(), st.txn(), Math.max(0, st.size() - 1), st.bytes(),
-                st.firstPosition(), st.nextPosition(), st.earliestNotBefore(), st.epoch(), st.owner())));
+        return opener.bounded(opener.onCore(c -> reader.stat()),
+                why -> new QueueStat(Status.TIMEOUT, why, -1, 0, 0, 0, 0, Long.MAX_VALUE, 0, ""));
+    }
+
+    /** For tests and diagnostics: the node whose copy serves reads now (null while none). */
+    CompletableFuture<String> servingNode() {
+        return opener.onCore(c -> CompletableFuture.completedFuture(reader.servingNode()));
     }
 
     @Override
     public CompletableFuture<Ack> put(byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
+        return readOnly();
+    }
+
+    @Override
+    public CompletableFuture<Ack> putReplacing(byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
         return readOnly();
     }
 
@@ -85,6 +90,11 @@ final class ReadOnlyCopy implements KvsQueue {
 
     @Override
     public void close() {
-        copy.close();
+        opener.closeReader(reader);
+    }
+
+    @Override
+    public String toString() {
+        return "ReadOnlyCopy{" + name() + "}";
     }
 }

@@ -75,13 +75,24 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
     /**
      * Opens a queue for writing on its two copies: creates it, or reclaims it (same owner, epoch + 1,
      * recovery from an in-sync copy). Fails with QUEUE_LOCKED when another owner holds it: see
-     * {@link #takeOver} and {@link #takeOverWhenLeaseExpires}. {@link OpenMode#READ} gives a plain read-only handle on one
-     * connected copy (first in group order that has the queue): no fencing, possibly behind the
-     * other copy; for readers of other writers' logs (the OR-set repository), not for the writer.
+     * {@link #takeOver} and {@link #takeOverWhenLeaseExpires}.
+     *
+     * <p>{@link OpenMode#READ} gives a read-only handle for readers of other writers' queues (the
+     * OR-set repository's logs), not for the writer: no fencing; reads come from an in-sync copy
+     * named by the newest replication record (never from the empty queue that fencing leaves on a
+     * node that is not a copy), possibly behind the other copy, and follow the copies when they move
+     * or the serving one fails, reporting each switch through {@code ReadResult.positionSpace()}
+     * (see {@link ReadOnlyReplica}). Fails with NO_SUCH_QUEUE when no node has the queue, TIMEOUT
+     * when no in-sync copy can be found, CONNECTION_LOST when no node answers.
      */
     public CompletableFuture<OpenResult> open(String name, OpenOptions options) {
         if (options.mode() == OpenMode.READ) {
-            return transport.openReadOnly(name, config.nodes().stream().map(ReplicationConfig.NodeSpec::name).toList());
+            return bounded(onCore(c -> {
+                ReadOnlyReplica reader = c.newReader(name);
+                return reader.open().thenApply(r -> r.isOk()
+                        ? new OpenResult(Status.OK, null, new ReadOnlyCopy(this, reader), r.txn(), r.epoch(), r.size())
+                        : r);
+            }), why -> new OpenResult(Status.TIMEOUT, why, null, -1, 0, 0));
         }
         return openWith(name, options, false);
     }
@@ -212,7 +223,34 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
     void closeQueue(QueueReplica replica) {
         coreThread.execute(() -> {
             core.close(replica);
-            transport.closeQueue(replica.name());
+            // Read handles of that queue are the readers' too: released with the last of them.
+            transport.closeQueue(replica.name(), true, !core.hasReader(replica.name()));
+        });
+    }
+
+    void closeReader(ReadOnlyReplica reader) {
+        coreThread.execute(() -> {
+            reader.close();
+            if (!core.hasReader(reader.name())) {
+                transport.closeQueue(reader.name(), false, true); // a writer's probes open them again when needed
+            }
+        });
+    }
+
+    /**
+     * Every call gets exactly one outcome and never completes exceptionally: a failure inside the
+     * replication, or no outcome within {@link #callBackstop()}, becomes the "unknown" outcome
+     * (such a completion runs on the JDK's timer thread).
+     */
+    <T> CompletableFuture<T> bounded(CompletableFuture<T> call, Function<String, T> unknown) {
+        long backstop = callBackstopMillis;
+        return call.orTimeout(backstop, TimeUnit.MILLISECONDS).handle((v, t) -> {
+            if (t == null) {
+                return v;
+            }
+            Throwable cause = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+            return unknown.apply(cause instanceof java.util.concurrent.TimeoutException
+                    ? "no outcome within " + backstop + " ms" : "replication failed: " + cause);
         });
     }
 

@@ -34,6 +34,7 @@ public final class ReplicationCore {
     private final NodeTransport transport;
     private final Map<String, NodeHealth> health = new LinkedHashMap<>();
     private final Map<String, QueueReplica> replicas = new LinkedHashMap<>();
+    private final List<ReadOnlyReplica> readers = new ArrayList<>();
     private final Map<Long, Consumer<NodeResponse>> pending = new HashMap<>();
     private long nextToken = 1;
     private Consumer<String> eventSink;
@@ -91,6 +92,26 @@ public final class ReplicationCore {
         replicas.put(queue, r);
         r.open(options, force, f);
         return f;
+    }
+
+    /**
+     * A read-only reader of a queue (see {@link ReadOnlyReplica}): no fencing, reads from an in-sync
+     * copy named by the newest replication record, following the copies. Complete its
+     * {@code open()} before use; any number of readers may exist besides this process's writer.
+     */
+    ReadOnlyReplica newReader(String queue) {
+        ReadOnlyReplica r = new ReadOnlyReplica(this, queue);
+        readers.add(r);
+        return r;
+    }
+
+    void forgetReader(ReadOnlyReplica r) {
+        readers.remove(r);
+    }
+
+    /** Whether a reader of that queue is open (its read handles are in use). */
+    boolean hasReader(String queue) {
+        return readers.stream().anyMatch(r -> r.name.equals(queue));
     }
 
     public QueueReplica replica(String queue) {
@@ -188,14 +209,28 @@ public final class ReplicationCore {
         return new ManagementTable(rows, nodes);
     }
 
-    /** What {@link #peekRecord} found: the newest record (null if none) and how many nodes answered. */
-    record Peeked(MembershipRecord record, int answered) {
+    /**
+     * What {@link #peekRecord} found: the newest record (null if none), how many nodes answered,
+     * and every node that has the queue and answered the record read ({@code holders}, group order).
+     */
+    record Peeked(MembershipRecord record, int answered, List<Holder> holders) {
+        Peeked(MembershipRecord record, int answered) {
+            this(record, answered, List.of());
+        }
+    }
+
+    /**
+     * A node that holds a queue of that name: the record it holds (null: none), the path its read
+     * handle was opened on, and its OPEN answer (transaction number; size including the record).
+     */
+    record Holder(String node, NodePath path, MembershipRecord record, long txn, long epoch, long size) {
     }
 
     /**
      * Reads the newest replication record of a queue from every reachable node (read handles, no
-     * fencing): what a lease watcher needs. A node answers when it has the queue (record or not)
-     * or says it has no such queue.
+     * fencing): what a lease watcher and a read-only reader need. A node answers when it has the
+     * queue (record or not) or says it has no such queue. Completes once every node answered, or
+     * after {@code requestTimeout} with what was found.
      */
     CompletableFuture<Peeked> peekRecord(String queue) {
         CompletableFuture<Peeked> out = new CompletableFuture<>();
@@ -205,26 +240,28 @@ public final class ReplicationCore {
                 nodes.add(h.node);
             }
         }
-        MembershipRecord[] best = new MembershipRecord[1];
-        int[] answered = {0};
-        int[] left = {nodes.size()};
-        Runnable one = () -> {
-            if (--left[0] == 0 && !out.isDone()) {
-                out.complete(new Peeked(best[0], answered[0]));
-            }
-        };
         if (nodes.isEmpty()) {
             out.complete(new Peeked(null, 0));
             return out;
         }
-        long deadline = clock.nanoTime() + config.requestTimeout().toNanos();
-        peeks.add(new Peek(deadline, out, best, answered));
-        for (String n : nodes) {
+        Holder[] holders = new Holder[nodes.size()];
+        Peek peek = new Peek(clock.nanoTime() + config.requestTimeout().toNanos(), out, new MembershipRecord[1],
+                new int[1], holders);
+        int[] left = {nodes.size()};
+        Runnable one = () -> {
+            if (--left[0] == 0 && !out.isDone()) {
+                out.complete(peek.result());
+            }
+        };
+        peeks.add(peek);
+        for (int i = 0; i < nodes.size(); i++) {
+            String n = nodes.get(i);
+            int slot = i;
             NodePath p = health(n).bestPath();
             NodeRequest open = NodeRequest.open(nextToken(), n, p, queue, false, 0, "");
             send(open, r -> {
                 if (r.status() == org.jameskvs.protocol.Status.NO_SUCH_QUEUE) {
-                    answered[0]++;
+                    peek.answered()[0]++;
                 }
                 if (!r.isOk()) {
                     one.run();
@@ -234,13 +271,15 @@ public final class ReplicationCore {
                         0, 0, 0, 0, 0, null, true);
                 send(get, g -> {
                     if (g.isOk() && g.get() != null && g.get().message() != null) {
-                        answered[0]++;
+                        peek.answered()[0]++;
                         MembershipRecord rec = MembershipRecord.decode(g.get().message().state());
-                        if (rec != null && rec.newerThan(best[0])) {
-                            best[0] = rec;
+                        if (rec != null && rec.newerThan(peek.best()[0])) {
+                            peek.best()[0] = rec;
                         }
+                        holders[slot] = new Holder(n, p, rec, r.txn(), r.epoch(), r.size());
                     } else if (g.status() == org.jameskvs.protocol.Status.NOT_FOUND) {
-                        answered[0]++;
+                        peek.answered()[0]++;
+                        holders[slot] = new Holder(n, p, null, r.txn(), r.epoch(), r.size());
                     }
                     one.run();
                 });
@@ -249,7 +288,17 @@ public final class ReplicationCore {
         return out;
     }
 
-    private record Peek(long deadline, CompletableFuture<Peeked> future, MembershipRecord[] best, int[] answered) {
+    private record Peek(long deadline, CompletableFuture<Peeked> future, MembershipRecord[] best, int[] answered,
+                        Holder[] holders) {
+        Peeked result() {
+            List<Holder> found = new ArrayList<>();
+            for (Holder h : holders) {
+                if (h != null) {
+                    found.add(h);
+                }
+            }
+            return new Peeked(best[0], answered[0], List.copyOf(found));
+        }
     }
 
     private final List<Peek> peeks = new ArrayList<>();
@@ -286,12 +335,15 @@ public final class ReplicationCore {
         for (QueueReplica r : new ArrayList<>(replicas.values())) {
             r.tick(now);
         }
+        for (ReadOnlyReplica r : new ArrayList<>(readers)) {
+            r.tick(now);
+        }
         peeks.removeIf(p -> {
             if (p.future().isDone()) {
                 return true;
             }
             if (now > p.deadline()) {
-                p.future().complete(new Peeked(p.best()[0], p.answered()[0])); // silent nodes: what was found
+                p.future().complete(p.result()); // silent nodes: what was found
                 return true;
             }
             return false;

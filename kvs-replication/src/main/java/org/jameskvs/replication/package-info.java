@@ -5,7 +5,8 @@
  * <h2>Layers</h2>
  * <ul>
  * <li><b>The state machine</b> ({@link org.jameskvs.replication.ReplicationCore},
- * {@link org.jameskvs.replication.QueueReplica}, {@code OpenProcedure}, {@code Rebuild}): pure and
+ * {@link org.jameskvs.replication.QueueReplica}, {@code OpenProcedure}, {@code Rebuild},
+ * {@link org.jameskvs.replication.ReadOnlyReplica} for read-only readers): pure and
  * deterministic, single-threaded, driven by client calls, node answers and clock ticks; time and
  * network are injected ({@link org.jameskvs.replication.Clock},
  * {@link org.jameskvs.replication.NodeTransport}). The management table
@@ -50,6 +51,12 @@
  * copy, and every READ result says so ({@code ReadResult.positionSpace} changes): a reader must then
  * rescan from position 0. After a rebuild, messages put during the rebuild precede older copied ones on the rebuilt
  * copy (see {@code Rebuild}).</li>
+ * <li>Read-only opens ({@code OpenOptions.reader()}, for readers of other writers' queues) take no
+ * part in fencing and read ONE in-sync copy named by the newest replication record, never "the first
+ * node that has the queue" (fencing leaves an empty queue on the node that is not a copy). The copy
+ * may be behind the other one (by at most the writes in flight, or by one recheck interval,
+ * {@code leaseRenew}, after it was isolated); the reader switches when it fails or the record stops
+ * naming it, and {@code ReadResult.positionSpace} changes (see {@code ReadOnlyReplica}).</li>
  * <li>A REPLACE applied twice because of a path-switch retry is idempotent in content; it only
  * disables the cheap equality proof of the next takeover (which then rebuilds one copy).</li>
  * </ul>
