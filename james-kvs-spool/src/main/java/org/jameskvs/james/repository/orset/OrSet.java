@@ -17,7 +17,7 @@ import java.util.function.Supplier;
 /**
  * The pure core: an add-wins observed-remove set of keys (Shapiro et al.'s op-based OR-set, as used
  * by the IMAP-CRDT of Jungnickel et al.), each surviving add carrying a payload. No I/O, no clock,
- * no threads: deterministic; not thread-safe (the repository guards it).
+ * no threads: deterministic; not thread-safe ({@link LocalReplica} guards it).
  *
  * <p><b>State</b>: the live adds (key, tag, payload) and the removed tags (tombstones).
  * <b>Add</b>(key, t): unless t is removed, t becomes live. <b>Remove</b>(T): every tag of T becomes
@@ -30,7 +30,7 @@ import java.util.function.Supplier;
  * live = {adds} minus {removed tags} is a function of the <i>set</i> of delivered operations, so
  * order and duplicates do not matter (tags are unique, so "minus" never hides a later add). The
  * price is the tombstones: {@link #forgetTombstone} and {@link #dropLive} let the repository
- * collect them, under the rules in {@link OrSetMailRepository} (never on their own: they are only
+ * collect them, under the rules in {@link GarbageCollector} (never on their own: they are only
  * sound once the tag's ADD can no longer be delivered).
  *
  * <p><b>Add wins</b>: a remove only names the tags it observed, so an add concurrent with it (not
@@ -148,7 +148,7 @@ public final class OrSet<P> {
 
     /**
      * Garbage collection: forgets the tombstone of {@code tag}. Sound only once the ADD of
-     * {@code tag} can never be delivered here again (see {@link OrSetMailRepository}). Returns true
+     * {@code tag} can never be delivered here again (see {@link GarbageCollector}). Returns true
      * if there was one.
      */
     public boolean forgetTombstone(Tag tag) {
@@ -158,7 +158,7 @@ public final class OrSet<P> {
     /**
      * Garbage collection: drops the live add {@code tag} without leaving a tombstone. Sound only once
      * the ADD of {@code tag} is known to be gone from its log, which its writer does only after the
-     * tag was removed (see {@link OrSetMailRepository}). Returns true if it was live.
+     * tag was removed (see {@link GarbageCollector}). Returns true if it was live.
      */
     public boolean dropLive(Tag tag) {
         String key = keyOfLiveTag.remove(tag);

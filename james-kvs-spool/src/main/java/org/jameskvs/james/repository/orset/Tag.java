@@ -1,5 +1,6 @@
 package org.jameskvs.james.repository.orset;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Comparator;
 import java.util.regex.Pattern;
 
@@ -27,6 +28,11 @@ public record Tag(String node, long session, long counter) implements Comparable
     /** The KVS message id: {@code node/session-hex/counter}, at most 100 + 35 bytes. */
     public String asId() {
         return node + "/" + Long.toHexString(session) + "/" + counter;
+    }
+
+    /** {@link #asId()} as the bytes of a KVS message id. */
+    byte[] idBytes() {
+        return asId().getBytes(StandardCharsets.UTF_8);
     }
 
     @Override

@@ -17,7 +17,7 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link OrSetPropertyTest} extended to the garbage collection rules of {@link OrSetMailRepository}
+ * {@link OrSetPropertyTest} extended to the garbage collection rules of {@link GarbageCollector}
  * (G1..G4), on a model of the per-node logs: 3 James nodes issue random store/remove/removeAll
  * operations into their own log; they and 2 more readers ("replicas") read the records still in the
  * logs in random order, with duplicates, down periods and crashes (state lost, logs re-read; nodes
