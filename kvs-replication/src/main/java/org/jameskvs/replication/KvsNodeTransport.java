@@ -77,7 +77,13 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
         }
     }
 
-    KvsNodeTransport(ReplicationConfig config, Executor coreThread, Consumer<NodeResponse> sink) {
+    /**
+     * @param ioGroup   the event loop group of every node connection: the core's own loop, so that
+     *                  answers are handed to the core without crossing threads
+     * @param coreThread where answers are delivered ({@code sink} runs there, never inline in a send)
+     */
+    KvsNodeTransport(ReplicationConfig config, io.netty.channel.EventLoopGroup ioGroup, Executor coreThread,
+                     Consumer<NodeResponse> sink) {
         this.config = config;
         this.coreThread = coreThread;
         this.sink = sink;
@@ -91,6 +97,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
                         .requestTimeout(config.requestTimeout().multipliedBy(3))
                         .connectTimeout(Duration.ofMillis(Math.max(500, config.heartbeatTimeout().toMillis())))
                         .reconnectBackoff(Duration.ofMillis(100), Duration.ofMillis(1000))
+                        .eventLoopGroup(ioGroup)
                         .build();
                 PathClient pc = new PathClient(n.name(), p, cc);
                 clients.put(key(n.name(), p), pc);

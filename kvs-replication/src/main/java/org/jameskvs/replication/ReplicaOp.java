@@ -5,8 +5,6 @@ import org.jameskvs.client.GetResult;
 import org.jameskvs.client.QueueStat;
 import org.jameskvs.client.ReadResult;
 
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -52,17 +50,17 @@ final class ReplicaOp {
     CompletableFuture<ReadResult> read;
     CompletableFuture<QueueStat> stat;
 
-    final Set<Member> awaiting = new HashSet<>();
-    final Map<Member, NodeResponse> answers = new HashMap<>();
+    final Set<Member> awaiting = new MemberSet();
+    final Map<Member, NodeResponse> answers = new MemberMap<>();
     /** Effective status per member after the replication's reading of it (DUPLICATE_ID on a retry = OK, ...). */
-    final Map<Member, org.jameskvs.protocol.Status> effective = new HashMap<>();
+    final Map<Member, org.jameskvs.protocol.Status> effective = new MemberMap<>();
     /**
      * Members whose answer cannot tell applied from absent: a retried PUT answering DUPLICATE_ID or
      * a retried DELETE answering NOT_FOUND (the first try may have been applied), a rebuild target
      * answering NOT_FOUND to a DELETE/REPLACE of a message not copied yet. They take the outcome of
      * the other copy; when every answer is like that the mutation succeeded.
      */
-    final Set<Member> ambiguous = new HashSet<>();
+    final Set<Member> ambiguous = new MemberSet();
     /** A member that should have taken this mutation was isolated: the outcome is not two copies. */
     boolean degraded;
     boolean done;

@@ -4,6 +4,8 @@ import org.jameskvs.client.OpenOptions;
 import org.jameskvs.client.OpenResult;
 import org.jameskvs.protocol.OpenMode;
 import org.jameskvs.protocol.Status;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +34,7 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
 
     private final ReplicationConfig config;
     private final long callBackstopMillis;
+    private final EventLoopGroup coreGroup;
     private final ScheduledExecutorService coreThread;
     private final ExecutorService callbacks;
     private final KvsNodeTransport transport;
@@ -40,18 +43,22 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
     private ReplicatedQueueOpener(ReplicationConfig config) {
         this.config = config;
         this.callBackstopMillis = config.requestTimeout().multipliedBy(6).toMillis();
-        this.coreThread = Executors.newSingleThreadScheduledExecutor(r -> {
+        // One Netty event loop runs the state machine AND the I/O of every node connection: answers
+        // reach the core on the thread that read them and requests are written by the thread that
+        // decided them (no lock-based executor hand-off per request, as Aeron's duty-cycle agents).
+        this.coreGroup = new NioEventLoopGroup(1, r -> {
             Thread t = new Thread(r, "kvs-replication");
             t.setDaemon(true);
             return t;
         });
+        this.coreThread = coreGroup.next();
         this.callbacks = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "kvs-replication-callbacks");
             t.setDaemon(true);
             return t;
         });
         ReplicationCore[] holder = new ReplicationCore[1];
-        this.transport = new KvsNodeTransport(config, coreThread, r -> holder[0].onResponse(r));
+        this.transport = new KvsNodeTransport(config, coreGroup, coreThread, r -> holder[0].onResponse(r));
         this.core = new ReplicationCore(config, Clock.SYSTEM, transport);
         holder[0] = core;
         core.onEvent(e -> LOG.info("replication: {}", e));
@@ -114,7 +121,8 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
 
     /** The queues that exist on any reachable node of the group (merged by name). */
     public CompletableFuture<org.jameskvs.client.ListResult> listQueues() {
-        return transport.listQueues();
+        // Completed on the core's event loop: hand the caller's continuations to the callback thread.
+        return transport.listQueues().thenApplyAsync(r -> r, callbacks);
     }
 
     /** Admin: takes the queue from whichever James node holds it (a higher epoch fences it). */
@@ -256,13 +264,8 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
 
     @Override
     public void close() {
-        coreThread.shutdownNow();
-        try {
-            coreThread.awaitTermination(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        transport.close();
+        transport.close(); // the connections close on the still running loop
+        coreGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3_000);
         callbacks.shutdown();
     }
 }

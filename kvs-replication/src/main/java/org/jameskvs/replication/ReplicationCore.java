@@ -1,5 +1,7 @@
 package org.jameskvs.replication;
 
+import io.netty.util.collection.LongObjectHashMap;
+
 import org.jameskvs.client.Ack;
 import org.jameskvs.client.GetResult;
 import org.jameskvs.client.OpenOptions;
@@ -35,7 +37,8 @@ public final class ReplicationCore {
     private final Map<String, NodeHealth> health = new LinkedHashMap<>();
     private final Map<String, QueueReplica> replicas = new LinkedHashMap<>();
     private final List<ReadOnlyReplica> readers = new ArrayList<>();
-    private final Map<Long, Consumer<NodeResponse>> pending = new HashMap<>();
+    /** Answer callbacks by request token; primitive keys: this map sees every request and answer. */
+    private final LongObjectHashMap<Consumer<NodeResponse>> pending = new LongObjectHashMap<>();
     private long nextToken = 1;
     private Consumer<String> eventSink;
 
