@@ -9,26 +9,16 @@ import org.apache.james.mailrepository.MailRepositoryContract;
 import org.apache.james.mailrepository.api.MailRepository;
 import org.apache.james.mailrepository.api.MailRepositoryPath;
 import org.apache.james.mailrepository.api.MailRepositoryUrl;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** James's MailRepositoryContract (3.8.1) for a single-node OR-set repository on a real KVS server. */
 class OrSetMailRepositoryContractTest implements MailRepositoryContract {
-    private static OrSetTestKvs kvs;
+    @RegisterExtension
+    static final OrSetTestKvs kvs = new OrSetTestKvs();
     private OrSetTestKvs.Node node;
     private final List<OrSetMailRepository> repositories = new ArrayList<>();
-
-    @BeforeAll
-    static void startServer() {
-        kvs = OrSetTestKvs.start();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        kvs.close();
-    }
 
     @BeforeEach
     void setUp() {

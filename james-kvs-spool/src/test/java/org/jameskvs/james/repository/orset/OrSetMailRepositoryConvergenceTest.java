@@ -21,9 +21,8 @@ import org.apache.james.mailrepository.api.MailRepositoryPath;
 import org.apache.james.mailrepository.api.MailRepositoryUrl;
 import org.apache.james.server.core.MailImpl;
 import org.apache.mailet.Mail;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Three "James nodes" (own connection, own KvsQueues, own OrSetMailRepository on the same
@@ -31,17 +30,8 @@ import org.junit.jupiter.api.Test;
  */
 class OrSetMailRepositoryConvergenceTest {
     private static final MailRepositoryUrl URL = MailRepositoryUrl.fromPathAndProtocol(MailRepositoryPath.from("var/mail/error"), "kvs");
-    private static OrSetTestKvs kvs;
-
-    @BeforeAll
-    static void startServer() {
-        kvs = OrSetTestKvs.start();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        kvs.close();
-    }
+    @RegisterExtension
+    static final OrSetTestKvs kvs = new OrSetTestKvs();
 
     private static OrSetMailRepository repository(OrSetTestKvs.Node node, boolean syncOnAccess) {
         return new OrSetMailRepository(node.queues(), node.opener(), URL, node.id(),

@@ -11,9 +11,8 @@ import java.util.concurrent.locks.LockSupport;
 import org.apache.james.mailrepository.api.MailKey;
 import org.apache.james.mailrepository.api.MailRepositoryPath;
 import org.apache.james.mailrepository.api.MailRepositoryUrl;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Replication lag as the paper measures it (the time until the other replica shows the update),
@@ -24,17 +23,8 @@ import org.junit.jupiter.api.Test;
 class OrSetReplicationLagTest {
     private static final int STORES = Integer.getInteger("orset.lag.stores", 1000);
     private static final MailRepositoryUrl URL = MailRepositoryUrl.fromPathAndProtocol(MailRepositoryPath.from("var/mail/error"), "kvs");
-    private static OrSetTestKvs kvs;
-
-    @BeforeAll
-    static void startServer() {
-        kvs = OrSetTestKvs.start();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        kvs.close();
-    }
+    @RegisterExtension
+    static final OrSetTestKvs kvs = new OrSetTestKvs();
 
     @Test
     void lagWithCatchUpOnAccess() throws Exception {

@@ -1,7 +1,6 @@
 package org.jameskvs.james.repository.orset;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,35 +14,37 @@ import org.jameskvs.james.KvsQueues;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
 import org.jameskvs.server.KvsServer;
 import org.jameskvs.server.ServerConfig;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Real in-process KVS servers (port 0, temp dirs): one, or with {@code -Dorset.replicated=true}
  * three with every queue on two of them through the replication layer. Each "James node" gets its
  * own connection(s).
  */
-final class OrSetTestKvs implements AutoCloseable {
+final class OrSetTestKvs implements BeforeAllCallback, AfterAllCallback, AutoCloseable {
     private static final String PASSWORD = "orset-secret";
     static final boolean REPLICATED = Boolean.getBoolean("orset.replicated");
-    private final Path dir;
-    private final List<KvsServer> servers;
+    private Path dir;
+    private final List<KvsServer> servers = new ArrayList<>();
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
-    private OrSetTestKvs(Path dir, List<KvsServer> servers) {
-        this.dir = dir;
-        this.servers = servers;
+    /** Servers for one test class: {@code @RegisterExtension static final OrSetTestKvs kvs = new OrSetTestKvs();} */
+    OrSetTestKvs() {
     }
 
-    static OrSetTestKvs start() {
-        try {
-            Path dir = Files.createTempDirectory("kvs-orset-");
-            List<KvsServer> servers = new ArrayList<>();
-            for (int i = 0; i < (REPLICATED ? 3 : 1); i++) {
-                servers.add(KvsServer.start(ServerConfig.forTest(dir.resolve("node" + i), PASSWORD)));
-            }
-            return new OrSetTestKvs(dir, servers);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+    @Override
+    public synchronized void beforeAll(ExtensionContext context) throws IOException {
+        dir = Files.createTempDirectory("kvs-orset-");
+        for (int i = 0; i < (REPLICATED ? 3 : 1); i++) {
+            servers.add(KvsServer.start(ServerConfig.forTest(dir.resolve("node" + i), PASSWORD)));
         }
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        close();
     }
 
     /** A James node: its connection ({@link KvsQueueOpener}) and its {@link KvsQueues} (owner = node id). */

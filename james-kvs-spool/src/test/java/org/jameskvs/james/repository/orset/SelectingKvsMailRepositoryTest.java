@@ -12,9 +12,8 @@ import org.jameskvs.james.KvsQueues;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
 import org.jameskvs.james.repository.KvsMailRepository;
 import org.jameskvs.james.repository.SelectingKvsMailRepository;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import com.google.inject.Guice;
 import com.google.inject.Injector;
@@ -24,17 +23,8 @@ import com.google.inject.Injector;
  * repository: Guice, with the URL bound in a child injector.
  */
 class SelectingKvsMailRepositoryTest {
-    private static OrSetTestKvs kvs;
-
-    @BeforeAll
-    static void startServer() {
-        kvs = OrSetTestKvs.start();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        kvs.close();
-    }
+    @RegisterExtension
+    static final OrSetTestKvs kvs = new OrSetTestKvs();
 
     @Test
     void orSetForConfiguredUrlsPlainRepositoryForTheOthers() throws Exception {
