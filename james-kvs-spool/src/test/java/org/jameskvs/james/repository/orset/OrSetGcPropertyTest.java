@@ -90,7 +90,7 @@ class OrSetGcPropertyTest {
         }
 
         Set<Tag> removedSoFar() {
-            return Spec.of(issued).removed;
+            return OrSetSpec.of(issued).removed();
         }
     }
 
@@ -179,13 +179,13 @@ class OrSetGcPropertyTest {
             }
         }
 
-        Spec spec = Spec.of(logs.issued);
-        int liveTags = spec.live.values().stream().mapToInt(Set::size).sum();
+        OrSetSpec spec = OrSetSpec.of(logs.issued);
+        int liveTags = spec.live().values().stream().mapToInt(Set::size).sum();
         for (Site site : sites) {
-            assertThat(site.state.liveTags()).as("live tags of %s", site.name).isEqualTo(spec.live);
-            for (String key : spec.live.keySet()) {
+            assertThat(site.state.liveTags()).as("live tags of %s", site.name).isEqualTo(spec.live());
+            for (String key : spec.live().keySet()) {
                 assertThat(site.state.winner(key).map(OrSet.Entry::tag)).as("winner of %s at %s", key, site.name)
-                    .isEqualTo(spec.winner.get(key));
+                    .isEqualTo(spec.winner().get(key));
             }
             assertThat(site.state.removedTags()).as("tombstones of %s after GC", site.name).isEmpty();
         }
@@ -195,13 +195,13 @@ class OrSetGcPropertyTest {
         for (OrSetOp<Integer> op : logs.issued) {
             if (op instanceof OrSetOp.Add<Integer> add) {
                 assertThat(sites.get(3).state.isLive(add.tag())).as("add %s live iff no remove observed it", add.tag())
-                    .isEqualTo(!spec.removed.contains(add.tag()));
+                    .isEqualTo(!spec.removed().contains(add.tag()));
             }
         }
         // A reader started from scratch on what is left sees the same state.
         Site late = new Site("late", -1);
         readAll(random, late, logs);
-        assertThat(late.state.liveTags()).isEqualTo(spec.live);
+        assertThat(late.state.liveTags()).isEqualTo(spec.live());
     }
 
     private void readOne(Random random, Site site, Logs logs) {
@@ -306,36 +306,6 @@ class OrSetGcPropertyTest {
                 && !source.state.isRemoved(add.tag())) {
                 addWins++;
             }
-        }
-    }
-
-    /** The OR-set specification, from the set of issued operations alone. */
-    private record Spec(Map<String, Set<Tag>> live, Set<Tag> removed, Map<String, Optional<Tag>> winner) {
-        static Spec of(List<OrSetOp<Integer>> ops) {
-            Set<Tag> removed = new TreeSet<>();
-            for (OrSetOp<Integer> op : ops) {
-                if (op instanceof OrSetOp.Remove<Integer> remove) {
-                    removed.addAll(remove.tags());
-                } else {
-                    removed.addAll(((OrSetOp.Add<Integer>) op).supersedes());
-                }
-            }
-            Map<String, Set<Tag>> live = new TreeMap<>();
-            Map<String, OrSetOp.Add<Integer>> best = new HashMap<>();
-            for (OrSetOp<Integer> op : ops) {
-                if (op instanceof OrSetOp.Add<Integer> add && !removed.contains(add.tag())) {
-                    live.computeIfAbsent(add.key(), k -> new TreeSet<>()).add(add.tag());
-                    best.merge(add.key(), add, (a, b) -> compare(a, b) >= 0 ? a : b);
-                }
-            }
-            Map<String, Optional<Tag>> winner = new HashMap<>();
-            best.forEach((key, add) -> winner.put(key, Optional.of(add.tag())));
-            return new Spec(live, removed, winner);
-        }
-
-        private static int compare(OrSetOp.Add<Integer> a, OrSetOp.Add<Integer> b) {
-            int c = Long.compare(a.timestamp(), b.timestamp());
-            return c != 0 ? c : a.tag().compareTo(b.tag());
         }
     }
 }

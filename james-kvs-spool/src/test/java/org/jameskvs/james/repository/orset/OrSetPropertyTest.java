@@ -151,17 +151,17 @@ class OrSetPropertyTest {
             }
         }
 
-        Spec spec = Spec.of(ops);
+        OrSetSpec spec = OrSetSpec.of(ops);
         for (Site site : all) {
-            assertThat(site.state.liveTags()).as("live tags of %s", site.name).isEqualTo(spec.live);
-            assertThat(site.state.removedTags()).as("removed tags of %s", site.name).isEqualTo(spec.removed);
-            for (String key : spec.live.keySet()) {
+            assertThat(site.state.liveTags()).as("live tags of %s", site.name).isEqualTo(spec.live());
+            assertThat(site.state.removedTags()).as("removed tags of %s", site.name).isEqualTo(spec.removed());
+            for (String key : spec.live().keySet()) {
                 assertThat(site.state.winner(key).map(OrSet.Entry::tag)).as("winner of %s at %s", key, site.name)
-                    .isEqualTo(spec.winner.get(key));
+                    .isEqualTo(spec.winner().get(key));
             }
         }
         // Observed-remove: every tag a remove observed is gone; add-wins: every other add survives.
-        Set<Tag> observedByARemove = new HashSet<>(spec.removed);
+        Set<Tag> observedByARemove = new HashSet<>(spec.removed());
         for (OrSetOp<Integer> op : ops) {
             if (op instanceof OrSetOp.Add<Integer> add) {
                 boolean live = nodes.get(0).state.isLive(add.tag());
@@ -221,35 +221,5 @@ class OrSetPropertyTest {
         site.state.apply(op);
         site.applied.set(index);
         stats.deliveries++;
-    }
-
-    /** The OR-set specification, from the set of operations alone. */
-    private record Spec(Map<String, Set<Tag>> live, Set<Tag> removed, Map<String, Optional<Tag>> winner) {
-        static Spec of(List<OrSetOp<Integer>> ops) {
-            Set<Tag> removed = new TreeSet<>();
-            for (OrSetOp<Integer> op : ops) {
-                if (op instanceof OrSetOp.Remove<Integer> remove) {
-                    removed.addAll(remove.tags());
-                } else {
-                    removed.addAll(((OrSetOp.Add<Integer>) op).supersedes());
-                }
-            }
-            Map<String, Set<Tag>> live = new TreeMap<>();
-            Map<String, OrSetOp.Add<Integer>> best = new HashMap<>();
-            for (OrSetOp<Integer> op : ops) {
-                if (op instanceof OrSetOp.Add<Integer> add && !removed.contains(add.tag())) {
-                    live.computeIfAbsent(add.key(), k -> new TreeSet<>()).add(add.tag());
-                    best.merge(add.key(), add, (a, b) -> compare(a, b) >= 0 ? a : b);
-                }
-            }
-            Map<String, Optional<Tag>> winner = new HashMap<>();
-            best.forEach((key, add) -> winner.put(key, Optional.of(add.tag())));
-            return new Spec(live, removed, winner);
-        }
-
-        private static int compare(OrSetOp.Add<Integer> a, OrSetOp.Add<Integer> b) {
-            int c = Long.compare(a.timestamp(), b.timestamp());
-            return c != 0 ? c : a.tag().compareTo(b.tag());
-        }
     }
 }
