@@ -73,8 +73,14 @@ public final class KvsServer implements AutoCloseable {
         return store;
     }
 
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /** Stops the server; a second call does nothing (a stopped event loop cannot close the store again). */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         network.close();
         if (metricsEndpoint != null) {
             metricsEndpoint.close();
