@@ -21,6 +21,8 @@ public abstract class FrameSplitter extends ByteToMessageDecoder {
     private final int maxFrameLength;
     private final int minFrameLength;
     private long bytesToSkip;
+    /** True while a frame is being handled: a callback that re-enters the decoder (see decode) is ignored. */
+    private boolean inFrame;
 
     /**
      * @param maxFrameLength largest accepted frame, counting the bytes after the length field
@@ -45,54 +47,80 @@ public abstract class FrameSplitter extends ByteToMessageDecoder {
 
     @Override
     protected final void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        while (true) {
-            if (bytesToSkip > 0) {
-                int skip = (int) Math.min(bytesToSkip, in.readableBytes());
-                in.skipBytes(skip);
-                bytesToSkip -= skip;
+        if (inFrame) {
+            // Re-entered from inside frame(): e.g. the handler closed the channel and the close fired
+            // channelInactive synchronously (EmbeddedChannel does), whose last decode pass lands here
+            // while the buffer's indexes are narrowed to the current frame. The outer pass goes on.
+            return;
+        }
+        boolean retained = false;
+        try {
+            while (true) {
                 if (bytesToSkip > 0) {
+                    int skip = (int) Math.min(bytesToSkip, in.readableBytes());
+                    in.skipBytes(skip);
+                    bytesToSkip -= skip;
+                    if (bytesToSkip > 0) {
+                        return;
+                    }
+                }
+                // Wait for length + version + opcode + flags + sequence (enough to answer an oversized frame).
+                if (in.readableBytes() < 4) {
                     return;
                 }
-            }
-            // Wait for length + version + opcode + flags + sequence (enough to answer an oversized frame).
-            if (in.readableBytes() < 4) {
-                return;
-            }
-            int start = in.readerIndex();
-            long length = in.getUnsignedInt(start);
-            if (length < minFrameLength) {
-                in.skipBytes(in.readableBytes());
-                throw new FramingLostException("frame length " + length + " below the minimum of " + minFrameLength);
-            }
-            if (in.readableBytes() >= 5) {
-                byte version = in.getByte(start + 4);
-                if (version != ProtocolVersion.CURRENT) {
+                int start = in.readerIndex();
+                long length = in.getUnsignedInt(start);
+                if (length < minFrameLength) {
                     in.skipBytes(in.readableBytes());
-                    throw new FramingLostException("unsupported protocol version " + version);
+                    throw new FramingLostException("frame length " + length + " below the minimum of " + minFrameLength);
                 }
-            }
-            if (length > maxFrameLength) {
-                if (in.readableBytes() < 4 + RequestDescriptor.SEQUENCE_OFFSET + 8) {
+                if (in.readableBytes() >= 5) {
+                    byte version = in.getByte(start + 4);
+                    if (version != ProtocolVersion.CURRENT) {
+                        in.skipBytes(in.readableBytes());
+                        throw new FramingLostException("unsupported protocol version " + version);
+                    }
+                }
+                if (length > maxFrameLength) {
+                    if (in.readableBytes() < 4 + RequestDescriptor.SEQUENCE_OFFSET + 8) {
+                        return;
+                    }
+                    byte opcode = in.getByte(start + 4 + RequestDescriptor.OPCODE_OFFSET);
+                    long sequence = in.getLong(start + 4 + RequestDescriptor.SEQUENCE_OFFSET);
+                    in.skipBytes(4);
+                    bytesToSkip = length;
+                    oversized(ctx, opcode, sequence, length, out);
+                    continue;
+                }
+                if (in.readableBytes() < 4 + length) {
                     return;
                 }
-                byte opcode = in.getByte(start + 4 + RequestDescriptor.OPCODE_OFFSET);
-                long sequence = in.getLong(start + 4 + RequestDescriptor.SEQUENCE_OFFSET);
-                in.skipBytes(4);
-                bytesToSkip = length;
-                oversized(ctx, opcode, sequence, length, out);
-                continue;
+                if (!retained) {
+                    // Once per read, not per frame: keeps the buffer alive should a frame's handler
+                    // make the decoder drop it (channel closed), so the indexes can still be restored.
+                    in.retain();
+                    retained = true;
+                }
+                int frameStart = start + 4;
+                int frameEnd = frameStart + (int) length;
+                int end = in.writerIndex();
+                in.setIndex(frameStart, frameEnd);
+                inFrame = true;
+                try {
+                    frame(ctx, in, out);
+                } finally {
+                    inFrame = false;
+                    in.setIndex(frameEnd, end);
+                }
+                if (internalBuffer() != in) {
+                    // The decoder let go of this buffer meanwhile (the connection closed): stop here.
+                    in.setIndex(end, end);
+                    return;
+                }
             }
-            if (in.readableBytes() < 4 + length) {
-                return;
-            }
-            int frameStart = start + 4;
-            int frameEnd = frameStart + (int) length;
-            int end = in.writerIndex();
-            in.setIndex(frameStart, frameEnd);
-            try {
-                frame(ctx, in, out);
-            } finally {
-                in.setIndex(frameEnd, end);
+        } finally {
+            if (retained) {
+                in.release();
             }
         }
     }

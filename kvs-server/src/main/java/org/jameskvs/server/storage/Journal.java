@@ -60,6 +60,7 @@ final class Journal implements AutoCloseable {
     private boolean newFileSinceSync;
     /** The file the last record went to, for {@link #fileForCycle}'s fast path. */
     private CycleFile lastWritten;
+    private final JournalPageWarmer warmer;
 
     private Journal(StoreConfig config) {
         this.config = config;
@@ -71,6 +72,9 @@ final class Journal implements AutoCloseable {
                 .blockSize(t.blockSize())
                 .build();
         byNo.add(null); // fileNo 0 is never used, so location 0 means "none"
+        this.warmer = t.warmAheadBytes() > 0
+                ? new JournalPageWarmer(t.warmAheadBytes(), "kvs-journal-warmer-" + config.directory().getFileName())
+                : null;
     }
 
     static Journal open(StoreConfig config) throws IOException {
@@ -428,6 +432,14 @@ final class Journal implements AutoCloseable {
         return true;
     }
 
+    /** Tells the page warmer where the writer is (once per block of requests, at commit). */
+    void announceWritePosition() {
+        CycleFile f = lastWritten;
+        if (warmer != null && f != null && byNo.get(f.fileNo) == f) {
+            warmer.writing(f.path, f.end);
+        }
+    }
+
     // ---- durability and space
 
     /** fsync of every file written since the last call (fsync also flushes pages dirtied through mmap). */
@@ -477,6 +489,9 @@ final class Journal implements AutoCloseable {
 
     @Override
     public void close() {
+        if (warmer != null) {
+            warmer.close();
+        }
         for (Iterator<CycleFile> it = byCycle.values().iterator(); it.hasNext(); ) {
             it.next().closeChannel();
         }

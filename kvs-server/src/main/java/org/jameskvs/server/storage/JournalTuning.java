@@ -26,25 +26,35 @@ import net.openhft.chronicle.queue.RollCycles;
  *                            (1.0 = always; 0.5 bounds space amplification near 2x)
  * @param copyBudgetBytes     bytes copied forward per {@code maintenance()} call, so one call never
  *                            stalls the event loop for long
+ * @param warmAheadBytes      how far ahead of the writer {@link JournalPageWarmer} brings journal
+ *                            pages into the page cache, off the store thread (0 = no warming thread)
  */
 public record JournalTuning(RollCycle rollCycle, TimeProvider timeProvider, long blockSize,
-                            long compactMinAgeMillis, double compactMaxLiveRatio, long copyBudgetBytes) {
+                            long compactMinAgeMillis, double compactMaxLiveRatio, long copyBudgetBytes,
+                            long warmAheadBytes) {
 
     public static JournalTuning defaults() {
         return new JournalTuning(RollCycles.FIVE_MINUTELY, SystemTimeProvider.INSTANCE, 128L << 20,
-                10 * 60_000L, 0.5, 32L << 20);
+                10 * 60_000L, 0.5, 32L << 20, 32L << 20);
     }
 
     public JournalTuning withRollCycle(RollCycle cycle, TimeProvider time) {
-        return new JournalTuning(cycle, time, blockSize, compactMinAgeMillis, compactMaxLiveRatio, copyBudgetBytes);
+        return new JournalTuning(cycle, time, blockSize, compactMinAgeMillis, compactMaxLiveRatio, copyBudgetBytes,
+                warmAheadBytes);
     }
 
     public JournalTuning withBlockSize(long bytes) {
         return new JournalTuning(rollCycle, timeProvider, bytes, compactMinAgeMillis, compactMaxLiveRatio,
-                copyBudgetBytes);
+                copyBudgetBytes, warmAheadBytes);
     }
 
     public JournalTuning withCompaction(long minAgeMillis, double maxLiveRatio, long budgetBytes) {
-        return new JournalTuning(rollCycle, timeProvider, blockSize, minAgeMillis, maxLiveRatio, budgetBytes);
+        return new JournalTuning(rollCycle, timeProvider, blockSize, minAgeMillis, maxLiveRatio, budgetBytes,
+                warmAheadBytes);
+    }
+
+    public JournalTuning withWarmAhead(long bytes) {
+        return new JournalTuning(rollCycle, timeProvider, blockSize, compactMinAgeMillis, compactMaxLiveRatio,
+                copyBudgetBytes, bytes);
     }
 }

@@ -392,6 +392,7 @@ public final class QueueStore implements AutoCloseable {
 
     /** End of a block of requests: group commit (fsync if the policy is BATCH). */
     public Status commit() {
+        journal.announceWritePosition();
         if (config.fsyncPolicy() != FsyncPolicy.BATCH || !unsynced) {
             return Status.OK;
         }
