@@ -37,7 +37,11 @@ public final class ReplicationCore {
     private final Map<String, NodeHealth> health = new LinkedHashMap<>();
     private final Map<String, QueueReplica> replicas = new LinkedHashMap<>();
     private final List<ReadOnlyReplica> readers = new ArrayList<>();
-    /** Answer callbacks by request token; primitive keys: this map sees every request and answer. */
+    /**
+     * Answer callbacks by request token; primitive keys: this map sees every request and answer.
+     * Keys go through {@link #spread}: tokens are consecutive, and consecutive keys in an
+     * open-addressing map form one long probe cluster that every removal has to shift.
+     */
     private final LongObjectHashMap<Consumer<NodeResponse>> pending = new LongObjectHashMap<>();
     private long nextToken = 1;
     private Consumer<String> eventSink;
@@ -376,7 +380,7 @@ public final class ReplicationCore {
 
     /** A node's answer; unknown or forgotten tokens (late answers) are ignored. */
     public void onResponse(NodeResponse r) {
-        Consumer<NodeResponse> c = pending.remove(r.token());
+        Consumer<NodeResponse> c = pending.remove(spread(r.token()));
         if (c != null) {
             c.accept(r);
         }
@@ -403,12 +407,17 @@ public final class ReplicationCore {
     }
 
     void send(NodeRequest r, Consumer<NodeResponse> onAnswer) {
-        pending.put(r.token(), onAnswer);
+        pending.put(spread(r.token()), onAnswer);
         transport.send(r);
     }
 
+    /** A bijection of the token (odd multiplier) that scatters consecutive tokens over the table. */
+    private static long spread(long token) {
+        return token * 0x9E3779B97F4A7C15L;
+    }
+
     void forget(long token) {
-        pending.remove(token);
+        pending.remove(spread(token));
     }
 
     long nextToken() {
