@@ -30,7 +30,7 @@ public final class BenchmarkReport {
 
     public static void main(String[] args) throws Exception {
         boolean quick = List.of(args).contains("--quick");
-        ChainedOptionsBuilder opts = new OptionsBuilder().include(StoreDeleteBenchmark.class.getSimpleName())
+        ChainedOptionsBuilder opts = new OptionsBuilder().include("^" + java.util.regex.Pattern.quote(StoreDeleteBenchmark.class.getName()) + "\\.")
                 .shouldFailOnError(true);
         if (quick) {
             opts.warmupIterations(1).warmupTime(TimeValue.seconds(1)).measurementIterations(2)
