@@ -3,6 +3,7 @@ package org.jameskvs.replication;
 import java.util.AbstractMap;
 import java.util.AbstractSet;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.Set;
@@ -13,6 +14,11 @@ import java.util.Set;
  * Iterates in insertion order.
  */
 final class MemberMap<V> extends AbstractMap<Member, V> {
+    /** A set of a few members on the same arrays (the members a mutation waits for, ...). */
+    static Set<Member> newSet() {
+        return Collections.newSetFromMap(new MemberMap<>());
+    }
+
     private Member[] keys = new Member[2];
     private Object[] values = new Object[2];
     private int size;

@@ -50,7 +50,7 @@ final class ReplicaOp {
     CompletableFuture<ReadResult> read;
     CompletableFuture<QueueStat> stat;
 
-    final Set<Member> awaiting = new MemberSet();
+    final Set<Member> awaiting = MemberMap.newSet();
     final Map<Member, NodeResponse> answers = new MemberMap<>();
     /** Effective status per member after the replication's reading of it (DUPLICATE_ID on a retry = OK, ...). */
     final Map<Member, org.jameskvs.protocol.Status> effective = new MemberMap<>();
@@ -60,7 +60,7 @@ final class ReplicaOp {
      * answering NOT_FOUND to a DELETE/REPLACE of a message not copied yet. They take the outcome of
      * the other copy; when every answer is like that the mutation succeeded.
      */
-    final Set<Member> ambiguous = new MemberSet();
+    final Set<Member> ambiguous = MemberMap.newSet();
     /** A member that should have taken this mutation was isolated: the outcome is not two copies. */
     boolean degraded;
     boolean done;
