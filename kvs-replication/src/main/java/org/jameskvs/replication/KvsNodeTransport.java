@@ -78,14 +78,12 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
     }
 
     /**
-     * @param ioGroup   the event loop group of every node connection: the core's own loop, so that
-     *                  answers are handed to the core without crossing threads
-     * @param coreThread where answers are delivered ({@code sink} runs there, never inline in a send)
+     * @param coreLoop the core's event loop: every node connection runs its I/O there, and answers
+     *                 are delivered there ({@code sink} runs on it, never inline in a send)
      */
-    KvsNodeTransport(ReplicationConfig config, io.netty.channel.EventLoopGroup ioGroup, Executor coreThread,
-                     Consumer<NodeResponse> sink) {
+    KvsNodeTransport(ReplicationConfig config, io.netty.channel.EventLoop coreLoop, Consumer<NodeResponse> sink) {
         this.config = config;
-        this.coreThread = coreThread;
+        this.coreThread = coreLoop;
         this.sink = sink;
         List<PathClient> all = new ArrayList<>();
         for (ReplicationConfig.NodeSpec n : config.nodes()) {
@@ -97,7 +95,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
                         .requestTimeout(config.requestTimeout().multipliedBy(3))
                         .connectTimeout(Duration.ofMillis(Math.max(500, config.heartbeatTimeout().toMillis())))
                         .reconnectBackoff(Duration.ofMillis(100), Duration.ofMillis(1000))
-                        .eventLoopGroup(ioGroup)
+                        .eventLoopGroup(coreLoop)
                         .build();
                 PathClient pc = new PathClient(n.name(), p, cc);
                 clients.put(key(n.name(), p), pc);

@@ -63,19 +63,19 @@ public final class ReplicatedQueue implements KvsQueue {
 
     @Override
     public CompletableFuture<GetResult> get(byte[] id) {
-        return bounded(opener.onCore(c -> c.get(replica, id)),
+        return opener.bounded(opener.onCore(c -> c.get(replica, id)),
                 why -> new GetResult(Status.TIMEOUT, why, -1, null));
     }
 
     @Override
     public CompletableFuture<ReadResult> read(long fromPosition, int maxCount, int maxBytes, long readyBefore) {
-        return bounded(opener.onCore(c -> c.read(replica, fromPosition, maxCount, maxBytes, readyBefore)),
+        return opener.bounded(opener.onCore(c -> c.read(replica, fromPosition, maxCount, maxBytes, readyBefore)),
                 why -> new ReadResult(Status.TIMEOUT, why, -1, fromPosition, java.util.List.of()));
     }
 
     @Override
     public CompletableFuture<QueueStat> stat() {
-        return bounded(opener.onCore(c -> c.stat(replica)),
+        return opener.bounded(opener.onCore(c -> c.stat(replica)),
                 why -> new QueueStat(Status.TIMEOUT, why, -1, 0, 0, 0, 0, Long.MAX_VALUE, 0, ""));
     }
 
@@ -106,25 +106,6 @@ public final class ReplicatedQueue implements KvsQueue {
     }
 
     private CompletableFuture<Ack> ack(CompletableFuture<Ack> call) {
-        return bounded(call, why -> Ack.failed(Status.TIMEOUT, why));
-    }
-
-    /**
-     * Every call gets exactly one outcome and never completes exceptionally: a failure inside the
-     * replication, or no outcome within {@code 6 x requestTimeout}, becomes TIMEOUT (outcome
-     * unknown: the mutation may or may not be on the copies; such a completion runs on the JDK's
-     * timer thread).
-     */
-    private <T> CompletableFuture<T> bounded(CompletableFuture<T> call, java.util.function.Function<String, T> unknown) {
-        long backstopMillis = opener.callBackstopMillis();
-        // The "unknown" outcome is built only when needed: this runs on every call.
-        return call.orTimeout(backstopMillis, java.util.concurrent.TimeUnit.MILLISECONDS).handle((v, t) -> {
-            if (t == null) {
-                return v;
-            }
-            Throwable cause = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
-            return unknown.apply(cause instanceof java.util.concurrent.TimeoutException
-                    ? "no outcome within " + backstopMillis + " ms" : "replication failed: " + cause);
-        });
+        return opener.bounded(call, why -> Ack.failed(Status.TIMEOUT, why));
     }
 }

@@ -33,6 +33,12 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicatedQueueOpener.class);
 
     private final ReplicationConfig config;
+    /**
+     * The longest a client call may wait for its outcome: past it, the call completes as TIMEOUT
+     * (outcome unknown) whatever the state machine does. The state machine's own limit is 5 request
+     * timeouts; this backstop (6) keeps the "exactly one outcome per call" promise even if it loses
+     * track of an operation (seen once under extreme machine load right after a reclaim).
+     */
     private final long callBackstopMillis;
     private final EventLoopGroup coreGroup;
     private final ScheduledExecutorService coreThread;
@@ -58,7 +64,7 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
             return t;
         });
         ReplicationCore[] holder = new ReplicationCore[1];
-        this.transport = new KvsNodeTransport(config, coreGroup, coreThread, r -> holder[0].onResponse(r));
+        this.transport = new KvsNodeTransport(config, coreGroup.next(), r -> holder[0].onResponse(r));
         this.core = new ReplicationCore(config, Clock.SYSTEM, transport);
         holder[0] = core;
         core.onEvent(e -> LOG.info("replication: {}", e));
@@ -195,21 +201,6 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
     }
 
     /** Runs a call on the state machine's thread; its result is delivered on the callback thread. */
-    /**
-     * The longest a client call may wait for its outcome: past it, the call completes as TIMEOUT
-     * (outcome unknown) whatever the state machine does. The state machine's own limit is 5 request
-     * timeouts; this backstop (6) keeps the "exactly one outcome per call" promise even if it loses
-     * track of an operation (seen once under extreme machine load right after a reclaim).
-     */
-    java.time.Duration callBackstop() {
-        return config.requestTimeout().multipliedBy(6);
-    }
-
-    /** {@link #callBackstop()} in ms, computed once (it is read on every call). */
-    long callBackstopMillis() {
-        return callBackstopMillis;
-    }
-
     <T> CompletableFuture<T> onCore(Function<ReplicationCore, CompletableFuture<T>> call) {
         CompletableFuture<T> out = new CompletableFuture<>();
         coreThread.execute(() -> {
@@ -247,11 +238,12 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
 
     /**
      * Every call gets exactly one outcome and never completes exceptionally: a failure inside the
-     * replication, or no outcome within {@link #callBackstop()}, becomes the "unknown" outcome
+     * replication, or no outcome within {@link #callBackstopMillis}, becomes the "unknown" outcome
      * (such a completion runs on the JDK's timer thread).
      */
     <T> CompletableFuture<T> bounded(CompletableFuture<T> call, Function<String, T> unknown) {
         long backstop = callBackstopMillis;
+        // The "unknown" outcome is built only when needed: this runs on every call.
         return call.orTimeout(backstop, TimeUnit.MILLISECONDS).handle((v, t) -> {
             if (t == null) {
                 return v;
