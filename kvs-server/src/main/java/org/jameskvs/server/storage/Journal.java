@@ -30,12 +30,16 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
 
 /**
  * The single journal of all queues: a Chronicle Queue written with raw bytes (no self-describing
- * wire) in the layout of {@link JournalRecordDescriptor}, read back with positioned reads.
+ * wire), one document per block of records ({@link JournalBlockDescriptor}, records in the layout
+ * of {@link JournalRecordDescriptor}), read back with positioned reads.
  *
  * <p>A <i>location</i> is {@code fileNo << 40 | file offset of the record}: the offset is the
- * record's first byte (just after Chronicle's 4-byte document header) in its cycle file, so
- * reads need neither a tailer nor Chronicle's index; {@code fileNo} is a small in-memory number
- * of the {@link CycleFile}. 0 is never a location.
+ * record's first byte in its cycle file (inside its block), so reads need neither a tailer nor
+ * Chronicle's index; {@code fileNo} is a small in-memory number of the {@link CycleFile}. 0 is
+ * never a location.
+ *
+ * <p>Writes go to the open block ({@link #append}) until {@link #endBlock} closes it; the store
+ * closes it at every commit.
  */
 final class Journal implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Journal.class);
@@ -47,6 +51,11 @@ final class Journal implements AutoCloseable {
     private final SingleChronicleQueue queue;
     private final TimeProvider time;
     private ExcerptAppender appender;
+    /** The open block (a Chronicle document being written), its bytes, where it starts and its file; null between blocks. */
+    private DocumentContext block;
+    private Bytes<?> blockBytes;
+    private long blockStart;
+    private CycleFile blockFile;
     private final CRC32C crc = new CRC32C();
     private final ByteBuf head = Unpooled.buffer(1024);
     private final ByteBuf mid = Unpooled.buffer(8);
@@ -90,9 +99,9 @@ final class Journal implements AutoCloseable {
         return time;
     }
 
-    /** Largest record Chronicle takes in one document (its overlap size). */
+    /** Largest record: it must fit in a block of its own, and a block in one Chronicle document. */
     long maxRecordBytes() {
-        return queue.overlapSize() - 64;
+        return maxBlockBytes() - JournalBlockDescriptor.HEADER_SIZE;
     }
 
     // ---- locations and files
@@ -185,7 +194,7 @@ final class Journal implements AutoCloseable {
         head.writeInt(0);
         head.writeInt(0);
         head.writeByte(type);
-        head.writeByte(FORMAT_VERSION);
+        head.writeByte(RECORD_VERSION);
         head.writeShort(queueId);
         head.writeLong(txn);
         return head;
@@ -199,7 +208,9 @@ final class Journal implements AutoCloseable {
 
     /**
      * Appends one record made of {@code head} (from {@link #begin}) followed by the readable bytes of
-     * the optional pieces; the pieces' reader indexes are not moved.
+     * the optional pieces to the open block (opening one if needed); the pieces' reader indexes are
+     * not moved. The record is in the mapped file at once (reads by location see it) but becomes part
+     * of the journal only when its block is closed ({@link #endBlock}).
      *
      * @return the record's location
      */
@@ -217,31 +228,15 @@ final class Journal implements AutoCloseable {
         updateCrc(b);
         updateCrc(c);
         header.setInt(CRC, (int) crc.getValue());
-        return write(header, a, b, c, length);
-    }
-
-    /** Re-appends a record verbatim (recovery's repair of a damaged last file). */
-    long appendRaw(byte[] record, int length) throws JournalException {
-        checkSpace(length);
-        ByteBuf wrapped = Unpooled.wrappedBuffer(record, 0, length);
-        return write(wrapped, null, null, null, length);
-    }
-
-    private long write(ByteBuf header, ByteBuf a, ByteBuf b, ByteBuf c, long length) throws JournalException {
-        if (appender == null) {
-            appender = queue.createAppender();
+        if (block != null && blockBytes.writePosition() + length - blockStart > maxBlockBytes()) {
+            endBlock();
         }
-        DocumentContext dc;
-        try {
-            dc = appender.writingDocument();
-        } catch (Throwable t) {
-            throw failure("open a journal document", t);
+        if (block == null) {
+            beginBlock();
         }
-        long start;
-        CycleFile f;
+        Bytes<?> bytes = blockBytes;
+        long start = bytes.writePosition();
         try {
-            Bytes<?> bytes = dc.wire().bytes();
-            start = bytes.writePosition();
             copy(bytes, header);
             copy(bytes, a);
             copy(bytes, b);
@@ -249,26 +244,102 @@ final class Journal implements AutoCloseable {
             if (bytes.writePosition() - start != length) {
                 throw new IllegalStateException("wrote " + (bytes.writePosition() - start) + " of " + length);
             }
-            f = fileOfAppender();
         } catch (Throwable t) {
-            // Nothing of the record becomes visible: the document is rolled back, the index untouched.
+            // Only this record goes: the block's earlier records, already applied to the index, stay.
+            try {
+                bytes.writePosition(start);
+            } catch (Throwable t2) {
+                t.addSuppressed(t2);
+            }
+            throw failure("write a journal record", t);
+        }
+        CycleFile f = blockFile;
+        f.dirty = true;
+        addUsed(f, start + length);
+        writtenSinceFreeCheck += length;
+        return location(f.fileNo, start);
+    }
+
+    /** Largest block: Chronicle takes a document of at most its overlap size. */
+    private long maxBlockBytes() {
+        return queue.overlapSize() - 64;
+    }
+
+    private void beginBlock() throws JournalException {
+        if (appender == null) {
+            appender = queue.createAppender();
+        }
+        DocumentContext dc;
+        try {
+            dc = appender.writingDocument();
+        } catch (Throwable t) {
+            throw failure("open a journal block", t);
+        }
+        try {
+            Bytes<?> bytes = dc.wire().bytes();
+            blockStart = bytes.writePosition();
+            bytes.write(JournalBlockDescriptor.HEADER);
+            blockFile = fileOfAppender();
+            blockBytes = bytes;
+            block = dc;
+        } catch (Throwable t) {
             try {
                 dc.rollbackOnClose();
                 dc.close();
             } catch (Throwable t2) {
                 t.addSuppressed(t2);
             }
-            throw failure("write a journal record", t);
+            throw failure("open a journal block", t);
         }
+        blockFile.dirty = true;
+        addUsed(blockFile, blockStart + JournalBlockDescriptor.HEADER_SIZE);
+        writtenSinceFreeCheck += JournalBlockDescriptor.HEADER_SIZE + 4;
+    }
+
+    /**
+     * Closes the open block, if any: from here on its records are part of the journal (a reader, a
+     * restart sees them). Called at every group commit, and before anything that relies on records
+     * being in the journal (fsync, deleting a file, closing).
+     *
+     * @throws JournalException when Chronicle cannot complete the document: the block's records were
+     *                          applied to the index but may not be in the journal, so the caller must
+     *                          not acknowledge them (the server closes the connections instead)
+     */
+    void endBlock() throws JournalException {
+        DocumentContext dc = block;
+        if (dc == null) {
+            return;
+        }
+        Bytes<?> bytes = blockBytes;
+        block = null;
+        blockBytes = null;
         try {
+            if (bytes.writePosition() == blockStart + JournalBlockDescriptor.HEADER_SIZE) {
+                dc.rollbackOnClose(); // its only record failed: a block is never empty
+            }
             dc.close();
         } catch (Throwable t) {
-            throw failure("complete a journal record", t);
+            throw failure("complete a journal block", t);
         }
-        f.dirty = true;
-        addUsed(f, start + length);
-        writtenSinceFreeCheck += length + 4;
-        return location(f.fileNo, start);
+    }
+
+    /** Re-appends a document verbatim as a block of its own (recovery's repair of a damaged last file). */
+    void appendDocument(byte[] document, int length) throws JournalException {
+        endBlock();
+        checkSpace(length);
+        if (appender == null) {
+            appender = queue.createAppender();
+        }
+        try (DocumentContext dc = appender.writingDocument()) {
+            Bytes<?> bytes = dc.wire().bytes();
+            long start = bytes.writePosition();
+            bytes.write(document, 0, length);
+            CycleFile f = fileOfAppender();
+            f.dirty = true;
+            addUsed(f, start + length);
+        } catch (Throwable t) {
+            throw failure("re-append a journal block", t);
+        }
     }
 
     private static long readable(ByteBuf b) {
@@ -338,16 +409,16 @@ final class Journal implements AutoCloseable {
         if (max > 0 && usedBytes + length > max) {
             throw new JournalException(Status.DISK_FULL, "journal holds " + usedBytes + " bytes, limit " + max, null);
         }
-        long now = time.currentTimeMillis();
         long estimate = freeSpace - writtenSinceFreeCheck;
-        if (freeSpace < 0 || now - freeSpaceCheckedAt >= FREE_SPACE_RECHECK_MILLIS
-                || estimate - length < config.minFreeDiskBytes() + (16L << 20)) {
+        // The clock is read once per block (its first record), not per record: a block lasts microseconds.
+        if (freeSpace < 0 || estimate - length < config.minFreeDiskBytes() + (16L << 20)
+                || block == null && time.currentTimeMillis() - freeSpaceCheckedAt >= FREE_SPACE_RECHECK_MILLIS) {
             try {
                 freeSpace = Files.getFileStore(config.directory()).getUsableSpace();
             } catch (IOException e) {
                 throw new JournalException(Status.STORAGE_ERROR, "cannot stat the journal's file system: " + e, e);
             }
-            freeSpaceCheckedAt = now;
+            freeSpaceCheckedAt = time.currentTimeMillis();
             writtenSinceFreeCheck = 0;
             estimate = freeSpace;
         }
@@ -442,8 +513,9 @@ final class Journal implements AutoCloseable {
 
     // ---- durability and space
 
-    /** fsync of every file written since the last call (fsync also flushes pages dirtied through mmap). */
-    void force() throws IOException {
+    /** Closes the open block, then fsyncs every file written since the last call (fsync also flushes pages dirtied through mmap). */
+    void force() throws IOException, JournalException {
+        endBlock();
         for (CycleFile f : byCycle.values()) {
             if (f.dirty) {
                 f.channel().force(false);
@@ -461,8 +533,12 @@ final class Journal implements AutoCloseable {
         }
     }
 
-    /** Deletes a cycle file (the caller checked nothing live is in it) and tells Chronicle. */
-    void delete(CycleFile f) throws IOException {
+    /**
+     * Deletes a cycle file (the caller checked nothing live is in it) and tells Chronicle. The open
+     * block is closed first: it may hold the COPY records that made the file's messages movable.
+     */
+    void delete(CycleFile f) throws IOException, JournalException {
+        endBlock();
         f.closeChannel();
         Files.deleteIfExists(f.path);
         byCycle.remove(f.cycle);
@@ -489,6 +565,11 @@ final class Journal implements AutoCloseable {
 
     @Override
     public void close() {
+        try {
+            endBlock();
+        } catch (JournalException e) {
+            LOG.error("The last journal block could not be completed at close: {}", e.getMessage());
+        }
         if (warmer != null) {
             warmer.close();
         }

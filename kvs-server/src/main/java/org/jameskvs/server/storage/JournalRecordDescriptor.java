@@ -1,8 +1,9 @@
 package org.jameskvs.server.storage;
 
 /**
- * Byte layout of one journal record, i.e. the raw content of one Chronicle Queue document (Chronicle's
- * own 4-byte document header precedes it and is not part of the record).
+ * Byte layout of one journal record. Records are laid out back to back inside blocks, one block per
+ * Chronicle Queue document ({@link JournalBlockDescriptor}); a record's <i>location</i> is the file
+ * offset of its first byte, wherever it sits in its block.
  *
  * <p>All fields are big-endian (network order), not Chronicle's native little-endian, for one
  * reason: from offset {@link #POSITION} to the end, a PUT/COPY record is byte for byte the wire
@@ -12,9 +13,9 @@ package org.jameskvs.server.storage;
  * <h2>Common header (20 bytes)</h2>
  * <pre>
  *  0  i32  CRC32C of bytes [4, length)   detects torn writes and bit flips
- *  4  i32  length: bytes of this record  (Chronicle may pad the document; this is the real end)
+ *  4  i32  length: bytes of this record  (the next record of the block starts right after)
  *  8  u8   type (constants below)
- *  9  u8   format version = 1
+ *  9  u8   record layout version = 1   (unchanged by journal format 2, which only groups records)
  * 10  u16  queue id (small int, mapped to a name by the latest CREATE of that id)
  * 12  i64  txn of the queue after this record (COPY and CREATE carry the unchanged txn)
  * </pre>
@@ -72,7 +73,8 @@ final class JournalRecordDescriptor {
     static final int CREATE_EPOCH = 44;
     static final int CREATE_NAME = 52;
 
-    static final byte FORMAT_VERSION = 1;
+    /** Version of the record layout above (the block layout has its own, {@link JournalBlockDescriptor#FORMAT_VERSION}). */
+    static final byte RECORD_VERSION = 1;
 
     static final byte TYPE_CREATE = 1;
     static final byte TYPE_PUT = 2;

@@ -15,7 +15,7 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
 
 /**
  * The storage engine: in-order queues of messages kept in one log-structured journal (a Chronicle
- * Queue of raw records, {@link JournalRecordDescriptor}) with an in-memory index of the live
+ * Queue of blocks of raw records, {@link JournalBlockDescriptor}, {@link JournalRecordDescriptor}) with an in-memory index of the live
  * messages per queue ({@link QueueIndex}). Bodies never live on the heap: GET and READ copy them
  * from the journal into the response buffer. A delete is a small DELETE record plus an index
  * removal; space comes back by deleting whole journal files ({@link Compactor}).
@@ -34,27 +34,42 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  * failed write leaves the queue exactly as it was.
  *
  * <h2>The crash contract</h2>
- * An {@code OK} from a mutation means its record is in the journal's memory-mapped file, i.e. in
- * the OS page cache. What survives depends on {@link FsyncPolicy}:
+ * A mutation's record goes into the journal's open <i>block</i> (one Chronicle document,
+ * {@link JournalBlockDescriptor}); {@link #commit()} closes the block. The server sends the
+ * responses of a block of requests only after that commit returned OK, so an acknowledged mutation
+ * is in a complete block in the journal's memory-mapped file, i.e. in the OS page cache. (Callers
+ * other than the server must call {@code commit()} the same way: a mutation not yet committed is
+ * visible to reads but not yet in the journal.) What survives depends on {@link FsyncPolicy}:
  * <ul>
- * <li><b>process crash / kill -9</b>, any policy: every OK'd mutation survives (the page cache
- *     belongs to the kernel, which writes the mapped pages back on its own).</li>
+ * <li><b>process crash / kill -9</b>, any policy: every committed mutation survives (the page cache
+ *     belongs to the kernel, which writes the mapped pages back on its own). A block still open at
+ *     the crash is invisible to recovery, as a whole: Chronicle publishes a document's length only
+ *     when it closes, and the next writer takes the unfinished document over. Its mutations were
+ *     never acknowledged.</li>
  * <li><b>power loss or kernel crash</b>: with {@code BATCH}, everything OK'd before the last
  *     {@link #commit()} that returned OK survives (the server sends a block's responses only after
  *     its commit: an OK response means on disk). With {@code INTERVAL}, mutations older than about
  *     {@code fsyncIntervalMillis} (plus the maintenance period) survive; newer ones may be lost.
  *     With {@code NONE}, no promise: whatever the kernel had written back.</li>
  * </ul>
- * <b>Recovery</b> ({@link #open}) replays the journal and checks each record's CRC32C before
- * applying it, so no record is ever half-applied. A bad record (torn write, truncated file, flipped
- * bit) in the <i>last</i> journal file ends replay there: that record and everything after it in
- * that file are dropped and logged, the damaged file is moved to {@code quarantine/} and its intact
- * prefix re-appended, so later restarts see a clean journal. A bad record in an <i>older</i> file is
- * skipped and reported (if it was a DELETE, that message comes back; if a PUT, that message is
- * lost), and replay goes on. A bad file never stops the server from starting; what was found is in
- * {@link #recoveryProblems()} and the log. (Not covered: a corrupted Chronicle document header
- * itself, whose length field Chronicle trusts; a record damaged there makes the rest of that file
- * unreadable and is handled like a bad record.)
+ * <b>Recovery</b> ({@link #open}) replays the journal block by block and checks every record's
+ * CRC32C before applying any record of its block, so no record is ever half-applied. A bad record
+ * (torn write, truncated file, flipped bit) in the <i>last</i> journal file is a torn tail: its
+ * <i>whole block</i> and everything after it in that file are dropped and logged, so the state
+ * rebuilt is the state after a complete group commit, never part of one; the damaged file is moved
+ * to {@code quarantine/} and its intact blocks re-appended, so later restarts see a clean journal. A
+ * bad record in an <i>older</i> file (damage to a block that was complete) is skipped and reported
+ * together with the rest of its block, whose record boundaries cannot be trusted past it; the
+ * block's intact records before it are applied (if a skipped record was a DELETE, that message
+ * comes back; if a PUT, that message is lost), and replay goes on. A bad file never stops the server
+ * from starting; what was found is in {@link #recoveryProblems()} and the log. (Not covered: a
+ * corrupted Chronicle document header itself, whose length field Chronicle trusts; a block damaged
+ * there makes the rest of that file unreadable and is handled like a bad block.)
+ * <p>If Chronicle fails to complete a block at commit, its mutations are already in the index but
+ * perhaps not in the journal: {@code commit()} returns an error and the server closes the
+ * connections instead of answering (outcome unknown to their clients).
+ * <p><b>Journal format</b>: version 2 (blocks). A journal written by version 1 (one record per
+ * document) is read as one-record blocks; a block of an unknown version is a bad block.
  * <p><b>Compaction never loses an acknowledged message</b>: a survivor's COPY record is written, and
  * its location switched to it, before the old file is deleted; files are deleted oldest first, so
  * DELETE records always outlive the PUTs they kill.
@@ -390,8 +405,18 @@ public final class QueueStore implements AutoCloseable {
         }
     }
 
-    /** End of a block of requests: group commit (fsync if the policy is BATCH). */
+    /**
+     * End of a block of requests: group commit. Closes the journal block holding the mutations since
+     * the last commit (from here they survive a crash of the process) and fsyncs if the policy is
+     * BATCH. Only after an OK may their responses be sent; any other status means they may not be in
+     * the journal, so they must not be acknowledged.
+     */
     public Status commit() {
+        try {
+            journal.endBlock();
+        } catch (JournalException e) {
+            return fail(e.status, e.getMessage());
+        }
         journal.announceWritePosition();
         if (config.fsyncPolicy() != FsyncPolicy.BATCH || !unsynced) {
             return Status.OK;
@@ -408,6 +433,7 @@ public final class QueueStore implements AutoCloseable {
         }
         try {
             compactor.run();
+            journal.endBlock(); // its COPY records: not left in a block no request would close
         } catch (JournalException e) {
             LOG.warn("Compaction stopped: {}", e.getMessage());
         } catch (IOException | RuntimeException e) {
@@ -445,6 +471,8 @@ public final class QueueStore implements AutoCloseable {
             unsynced = false;
             lastForceMillis = journal.time().currentTimeMillis();
             return Status.OK;
+        } catch (JournalException e) {
+            return fail(e.status, e.getMessage());
         } catch (IOException | RuntimeException e) {
             return unexpected("fsync", e);
         }

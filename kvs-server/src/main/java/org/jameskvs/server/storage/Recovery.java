@@ -16,34 +16,43 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.zip.CRC32C;
 
 import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
 
 /**
  * Rebuilds every queue by replaying the journal from its first file (FlashQ: "restart and read the
- * MIN table from the disk queue"). Every record's CRC32C is checked before it is applied, so a bad
- * record is never half-applied:
+ * MIN table from the disk queue"), one block (Chronicle document) at a time. Every record's CRC32C
+ * is checked before any record of its block is applied ({@link JournalBlockReader}), so a bad record
+ * is never half-applied:
  * <ul>
- * <li>a bad record in the <b>last</b> file is a torn or damaged tail: replay stops there, and the
- * file is then <i>repaired</i> (see {@link #quarantineAndRepair}) so that new records are never
- * appended behind garbage;</li>
- * <li>a bad record in an <b>older</b> file is skipped and reported; replay goes on.</li>
+ * <li>a block with a bad record in the <b>last</b> file is a torn or damaged tail: it is dropped
+ * <i>whole</i> and replay stops there. A block is one group commit, whose responses were sent only
+ * after it was closed (and, with {@code fsync.policy=batch}, synced), so the state rebuilt is the
+ * state after a complete commit, never part of one. The file is then <i>repaired</i> (see
+ * {@link #quarantineAndRepair}) so that new blocks are never appended behind garbage;</li>
+ * <li>a bad record in an <b>older</b> file is damage to data that was complete: the intact records
+ * of its block before it are applied, it and the rest of its block (whose record boundaries can no
+ * longer be trusted) are skipped and reported, and replay goes on.</li>
  * </ul>
  * Problems are logged and returned in the {@link Report}; nothing here throws for a bad file.
  */
 final class Recovery {
     private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
 
-    /** What replay found. {@code damagedFile} is set when the last file must be repaired. */
+    /**
+     * What replay found. {@code damagedFile} is set when the last file must be repaired; its first
+     * {@code goodInDamaged} blocks are intact.
+     */
     record Report(long records, long skipped, List<String> problems, Path damagedFile, long goodInDamaged,
                   long millis) {
     }
 
     private final Journal journal;
     private final Queues queues;
-    private final CRC32C crc = new CRC32C();
+    private final JournalBlockReader reader = new JournalBlockReader();
     private byte[] buf = new byte[64 << 10];
+    /** Offset in {@code buf} of the record being applied. */
+    private int base;
     private final List<String> problems = new ArrayList<>();
 
     Recovery(Journal journal, Queues queues) {
@@ -87,18 +96,20 @@ final class Recovery {
                     if (bad == null) {
                         ensure((int) n);
                         bytes.read(buf, 0, (int) n);
-                        bad = check((int) n);
+                        bad = reader.check(buf, (int) n);
+                    }
+                    boolean lastFile = cycle >= lastCycle;
+                    if (bad == null || !lastFile) {
+                        // Older file: the intact records before a bad one still count (see the class comment).
+                        String unapplied = applyIntact(f, start);
+                        records += reader.intactRecords();
+                        bad = bad != null ? bad : unapplied;
+                        journal.addUsed(f, start + n);
                     }
                     if (bad == null) {
-                        int length = ByteBuffer.wrap(buf).getInt(LENGTH);
-                        bad = apply(Journal.location(f.fileNo, start), length);
-                        if (bad == null) {
-                            journal.addUsed(f, start + length);
-                            records++;
-                            goodInCycle++;
-                            lastGoodIndex = index;
-                            continue;
-                        }
+                        goodInCycle++;
+                        lastGoodIndex = index;
+                        continue;
                     }
                 } catch (Throwable t) {
                     bad = "unreadable document: " + t;
@@ -108,14 +119,15 @@ final class Recovery {
                 }
                 String where = (file != null ? file.getName() : "cycle " + cycle) + " index 0x" + Long.toHexString(index);
                 if (cycle >= lastCycle) {
-                    problems.add("bad record in the last journal file at " + where + ": " + bad
-                            + "; replay stopped there, the rest of that file is dropped");
+                    problems.add("bad block in the last journal file at " + where + ": " + bad
+                            + "; replay stopped there, that whole block and the rest of that file are dropped");
                     damaged = file != null ? file.toPath() : null;
                     goodInDamaged = goodInCycle;
                     break;
                 }
                 skipped++;
-                problems.add("bad record skipped in older journal file at " + where + ": " + bad);
+                problems.add("bad record skipped in older journal file at " + where + ": " + bad
+                        + "; the " + reader.intactRecords() + " record(s) of its block before it were applied, the rest of the block skipped");
                 if (!(bad.startsWith("unreadable"))) {
                     continue;
                 }
@@ -184,30 +196,31 @@ final class Recovery {
         }
     }
 
-    /** @return null when the record in {@code buf[0, n)} is intact, else why not. */
-    private String check(int n) {
-        if (n < HEADER_SIZE) {
-            return "record of " + n + " bytes is shorter than a header";
+    /**
+     * Applies the intact records of the block in {@code buf} that {@link #reader} checked, in order.
+     * A record that cannot be applied (an unknown type: written by a newer version) is reported and
+     * the rest applied.
+     *
+     * @return null, or why a record could not be applied
+     */
+    private String applyIntact(CycleFile f, long blockStart) {
+        String problem = null;
+        int end = reader.intactEnd();
+        for (int at = reader.firstRecord(); at < end; ) {
+            int length = ByteBuffer.wrap(buf).getInt(at + LENGTH);
+            String bad = apply(Journal.location(f.fileNo, blockStart + at), at, length);
+            if (bad != null && problem == null) {
+                problem = bad;
+            }
+            at += length;
         }
-        ByteBuffer bb = ByteBuffer.wrap(buf, 0, n);
-        int length = bb.getInt(LENGTH);
-        if (length < HEADER_SIZE || length > n) {
-            return "record length " + length + " outside the document's " + n + " bytes";
-        }
-        crc.reset();
-        crc.update(buf, 4, length - 4);
-        if ((int) crc.getValue() != bb.getInt(CRC)) {
-            return "CRC32C mismatch (" + typeName(buf[TYPE]) + " record of " + length + " bytes)";
-        }
-        if (buf[VERSION] != FORMAT_VERSION) {
-            return "unknown record format version " + buf[VERSION];
-        }
-        return null;
+        return problem;
     }
 
-    /** Applies the intact record in {@code buf}; @return null, or why it could not be applied. */
-    private String apply(long location, int length) {
-        ByteBuffer bb = ByteBuffer.wrap(buf, 0, length);
+    /** Applies the intact record at {@code buf[at, at + length)}; @return null, or why it could not be applied. */
+    private String apply(long location, int at, int length) {
+        base = at;
+        ByteBuffer bb = ByteBuffer.wrap(buf, at, length).slice();
         byte type = bb.get(TYPE);
         int qid = bb.getShort(QUEUE_ID) & 0xFFFF;
         long txn = bb.getLong(TXN);
@@ -234,7 +247,7 @@ final class Recovery {
                 case TYPE_PUT, TYPE_COPY -> {
                     long position = bb.getLong(POSITION);
                     int idLen = bb.get(ID_LENGTH) & 0xFF;
-                    int hash = LiveIdTable.hash(buf, ID, idLen);
+                    int hash = LiveIdTable.hash(buf, base + ID, idLen);
                     long notBefore = bb.getLong(ID + idLen + 1);
                     int stateLen = bb.getInt(ID + idLen + 9);
                     int bodyLen = bb.getInt(ID + idLen + AFTER_ID_FIXED + stateLen);
@@ -291,7 +304,7 @@ final class Recovery {
 
     /** By id bytes (a replacing PUT carries the id, not the old position); reads the journal only on a hash match. */
     private int findById(StoredQueue q, int hash, int idLen) {
-        byte[] id = java.util.Arrays.copyOfRange(buf, ID, ID + idLen);
+        byte[] id = java.util.Arrays.copyOfRange(buf, base + ID, base + ID + idLen);
         return q.index.find(hash, slot -> {
             try {
                 return journal.idEquals(q.index.location(slot), id);
@@ -303,40 +316,40 @@ final class Recovery {
 
     private int find(StoredQueue q, ByteBuffer bb) {
         int idLen = bb.get(ID_LENGTH) & 0xFF;
-        return q.index.findByPosition(LiveIdTable.hash(buf, ID, idLen), bb.getLong(POSITION));
+        return q.index.findByPosition(LiveIdTable.hash(buf, base + ID, idLen), bb.getLong(POSITION));
     }
 
     private String string(ByteBuffer bb) {
         int len = bb.getShort() & 0xFFFF;
-        String s = new String(buf, bb.position(), len, StandardCharsets.UTF_8);
+        String s = new String(buf, base + bb.position(), len, StandardCharsets.UTF_8);
         bb.position(bb.position() + len);
         return s;
     }
 
     /**
      * Moves a damaged last file to {@code quarantine/} (kept for inspection) and re-appends its
-     * intact prefix of {@code goodRecords} records, verbatim, to the journal: the journal then ends
-     * with intact records, and the dropped tail can never come back at a later restart.
+     * first {@code goodBlocks} blocks, verbatim, to the journal: the journal then ends with intact
+     * blocks, and the dropped tail can never come back at a later restart.
      *
-     * @return the number of records re-appended
+     * @return the number of blocks re-appended
      */
-    static long quarantineAndRepair(StoreConfig config, Path damaged, long goodRecords) throws IOException,
+    static long quarantineAndRepair(StoreConfig config, Path damaged, long goodBlocks) throws IOException,
             JournalException {
         Path qdir = config.directory().resolve("quarantine")
                 .resolve(damaged.getFileName() + "-" + System.currentTimeMillis());
         Files.createDirectories(qdir);
         Files.move(damaged, qdir.resolve(damaged.getFileName()));
-        LOG.error("Journal file {} moved to {}; re-appending its {} intact records", damaged.getFileName(), qdir,
-                goodRecords);
+        LOG.error("Journal file {} moved to {}; re-appending its {} intact blocks", damaged.getFileName(), qdir,
+                goodBlocks);
         long copied = 0;
-        CRC32C crc = new CRC32C();
+        JournalBlockReader reader = new JournalBlockReader();
         byte[] b = new byte[64 << 10];
         try (Journal journal = Journal.open(config);
              SingleChronicleQueue dq = SingleChronicleQueueBuilder.binary(qdir)
                      .rollCycle(config.tuning().rollCycle()).blockSize(config.tuning().blockSize()).build();
              ExcerptTailer t = dq.createTailer()) {
             journal.chronicle().refreshDirectoryListing();
-            while (copied < goodRecords) {
+            while (copied < goodBlocks) {
                 try (DocumentContext dc = t.readingDocument()) {
                     if (!dc.isPresent()) {
                         break;
@@ -347,13 +360,10 @@ final class Recovery {
                         b = new byte[n];
                     }
                     bytes.read(b, 0, n);
-                    int length = ByteBuffer.wrap(b).getInt(LENGTH);
-                    crc.reset();
-                    crc.update(b, 4, length - 4);
-                    if ((int) crc.getValue() != ByteBuffer.wrap(b).getInt(CRC)) {
+                    if (reader.check(b, n) != null) {
                         break;
                     }
-                    journal.appendRaw(b, length);
+                    journal.appendDocument(b, n);
                     copied++;
                 }
             }

@@ -26,6 +26,12 @@ class CompactionTest {
                 .withCompaction(minAge, ratio, 32L << 20));
     }
 
+    /** A group commit closes the journal block, so the next records start a block in the new cycle's file. */
+    private void commitThenAdvance(QueueStore store, long millis) {
+        assertThat(store.commit()).isEqualTo(org.jameskvs.protocol.Status.OK);
+        clock.advanceMillis(millis);
+    }
+
     @Test
     void deadFilesAreDeletedWithoutCopying() {
         try (QueueStore store = QueueStore.open(config(60_000, 0.0))) {
@@ -34,7 +40,7 @@ class CompactionTest {
                 for (int i = 0; i < 10; i++) {
                     put(store, q, "f" + f + "-" + i, "body".repeat(100));
                 }
-                clock.advanceMillis(1000);
+                commitThenAdvance(store, 1000);
             }
             assertThat(store.journalFiles()).isEqualTo(5);
             long before = store.journalBytes();
@@ -47,7 +53,7 @@ class CompactionTest {
             store.maintenance();
             // 6 files: the DELETEs went to a sixth; file 0 is too young to copy the queue's CREATE forward
             assertThat(store.journalFiles()).isEqualTo(6);
-            clock.advanceMillis(120_000);
+            commitThenAdvance(store, 120_000);
             store.maintenance();
             // the CREATE is checkpointed into a new file; files 0-2 (only dead records left) go; 3 is all live
             assertThat(store.journalFiles()).isEqualTo(4);
@@ -71,7 +77,7 @@ class CompactionTest {
                     put(store, q, "m" + n, ("message " + n + " ").repeat(30));
                     n++;
                 }
-                clock.advanceMillis(1000);
+                commitThenAdvance(store, 1000);
             }
             // deliver all but every 7th message; retry some of the long-lived ones (REPLACE)
             for (int i = 0; i < n; i++) {
@@ -88,7 +94,7 @@ class CompactionTest {
             assertThat(store.journalFiles()).isEqualTo(1).isLessThan(filesBefore);
             assertThat(read(store, q, 0, 0, 0, 0).messages()).isEqualTo(expected);
             txn = q.txn();
-            clock.advanceMillis(1000);
+            commitThenAdvance(store, 1000);
             put(store, q, "late", "after compaction");
             assertThat(store.delete(q, id("late"))).isEqualTo(org.jameskvs.protocol.Status.OK);
             txn += 2;
@@ -105,7 +111,7 @@ class CompactionTest {
             assertThat(store.queue("other").size()).isZero();
             assertThat(store.queue("other").txn()).isEqualTo(2);
             // Chronicle keeps working after its old files went: write, roll, compact, reopen again
-            clock.advanceMillis(5000);
+            commitThenAdvance(store, 5000);
             put(store, q, "new", "x");
             store.maintenance();
             expected = new ArrayList<>(read(store, q, 0, 0, 0, 0).messages());
@@ -122,11 +128,11 @@ class CompactionTest {
         try (QueueStore store = QueueStore.open(config(0, 1.0))) {
             QueueState a = store.create("a", 0, 0);
             put(store, a, "x", "y");
-            clock.advanceMillis(1000);
+            commitThenAdvance(store, 1000);
             QueueState b = store.create("b", 0, 0);
             put(store, b, "x", "y");
             assertThat(store.drop(a)).isEqualTo(org.jameskvs.protocol.Status.OK);
-            clock.advanceMillis(1000);
+            commitThenAdvance(store, 1000);
             put(store, b, "z", "w");
             store.maintenance();
             assertThat(store.journalFiles()).isEqualTo(1);

@@ -39,9 +39,11 @@ class JournalFaultInjectionTest {
         return ("<BODY-" + i + ">").repeat(60);
     }
 
+    /** One put per group commit, i.e. one record per journal block, as a client waiting for each answer gets. */
     private void write(QueueStore store, QueueState q, int from, int to) {
         for (int i = from; i < to; i++) {
             put(store, q, "m" + i, body(i));
+            assertThat(store.commit()).isEqualTo(Status.OK);
         }
     }
 
