@@ -61,6 +61,11 @@ public final class KvsTarget implements StoreDeleteTarget {
     }
 
     @Override
+    public java.util.List<Process> serverProcesses() {
+        return java.util.List.of(server.process());
+    }
+
+    @Override
     public void close() {
         queue.close();
         client.close();

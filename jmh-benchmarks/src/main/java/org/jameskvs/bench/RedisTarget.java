@@ -62,6 +62,11 @@ final class RedisTarget implements StoreDeleteTarget {
     }
 
     @Override
+    public java.util.List<Process> serverProcesses() {
+        return java.util.List.of(server.process());
+    }
+
+    @Override
     public void close() {
         connection.close();
         client.shutdown();

@@ -17,6 +17,11 @@ public interface StoreDeleteTarget extends AutoCloseable {
     default void flush() {
     }
 
+    /** The server processes behind this target (for CPU accounting). */
+    default java.util.List<Process> serverProcesses() {
+        return java.util.List.of();
+    }
+
     static StoreDeleteTarget create(String name) throws Exception {
         return switch (name) {
             case "kvs" -> new KvsTarget(ServerProcesses.kvs("none"));

@@ -36,9 +36,12 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KvsNodeTransport.class);
 
     private final ReplicationConfig config;
-    private final Executor coreThread;
+    private final io.netty.channel.EventLoop coreThread;
     private final Consumer<NodeResponse> sink;
-    private final Map<String, PathClient> clients = new HashMap<>();
+    /** Per node, its paths' clients indexed by {@link NodePath#ordinal()}. */
+    private final Map<String, PathClient[]> clients = new HashMap<>();
+    /** Inside {@link #send} (core loop): answers must not re-enter the state machine now. */
+    private boolean sending;
     private final ExecutorService connector;
     private volatile boolean closed;
 
@@ -98,7 +101,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
                         .eventLoopGroup(coreLoop)
                         .build();
                 PathClient pc = new PathClient(n.name(), p, cc);
-                clients.put(key(n.name(), p), pc);
+                clients.computeIfAbsent(n.name(), k -> new PathClient[NodePath.values().length])[p.ordinal()] = pc;
                 all.add(pc);
             }
         }
@@ -112,13 +115,27 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
         }
     }
 
-    private static String key(String node, NodePath p) {
-        return node + "/" + p;
+    private PathClient client(String node, NodePath p) {
+        PathClient[] paths = clients.get(node);
+        return paths == null ? null : paths[p.ordinal()];
+    }
+
+    private Iterable<PathClient> allClients() {
+        return clients.values().stream().flatMap(java.util.Arrays::stream).toList();
     }
 
     @Override
     public void send(NodeRequest r) {
-        PathClient pc = clients.get(key(r.node(), r.path()));
+        sending = true;
+        try {
+            sendNow(r);
+        } finally {
+            sending = false;
+        }
+    }
+
+    private void sendNow(NodeRequest r) {
+        PathClient pc = client(r.node(), r.path());
         KvsClient c = pc == null ? null : pc.client;
         long tok = r.token();
         if (c == null) {
@@ -177,8 +194,17 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
         return NodeResponse.of(token, a.status(), a.txn(), a.value(), a.reason());
     }
 
+    /**
+     * A node's answer, usually on the core loop itself (the connections run their I/O there): then
+     * straight into the state machine, without a task per answer, unless we are inside
+     * {@link #send} (a client call that failed at once).
+     */
     private void answer(NodeResponse r) {
-        coreThread.execute(() -> sink.accept(r));
+        if (!sending && coreThread.inEventLoop()) {
+            sink.accept(r);
+        } else {
+            coreThread.execute(() -> sink.accept(r));
+        }
     }
 
     /** Answers are never given from inside {@link #send}: the state machine is not re-entrant. */
@@ -191,7 +217,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
      * it) and/or its read handles (shared by the writer's probes and the read-only readers).
      */
     void closeQueue(String queue, boolean writeHandles, boolean readHandlesToo) {
-        for (PathClient pc : clients.values()) {
+        for (PathClient pc : allClients()) {
             KvsQueue w = writeHandles ? pc.writeHandles.remove(queue) : null;
             if (w != null) {
                 w.close();
@@ -207,7 +233,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
     public void close() {
         closed = true;
         connector.shutdownNow();
-        for (PathClient pc : clients.values()) {
+        for (PathClient pc : allClients()) {
             KvsClient c = pc.client;
             if (c != null) {
                 c.close();
@@ -217,7 +243,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
 
     /** For tests: whether every path has a connection. */
     boolean allConnected() {
-        return clients.values().stream().allMatch(pc -> pc.client != null && pc.client.isConnected());
+        return clients.values().stream().flatMap(java.util.Arrays::stream).allMatch(pc -> pc.client != null && pc.client.isConnected());
     }
 
     /**
@@ -226,7 +252,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
      */
     java.util.concurrent.CompletableFuture<org.jameskvs.client.ListResult> listQueues() {
         java.util.List<java.util.concurrent.CompletableFuture<org.jameskvs.client.ListResult>> parts = new java.util.ArrayList<>();
-        for (PathClient pc : clients.values()) {
+        for (PathClient pc : allClients()) {
             KvsClient c = pc.client;
             if (pc.path == NodePath.ACTIVE && c != null) {
                 parts.add(c.listQueues());
@@ -254,7 +280,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
     /** Nodes whose active path is connected and authenticated right now. */
     int connectedNodes() {
         int n = 0;
-        for (PathClient pc : clients.values()) {
+        for (PathClient pc : allClients()) {
             KvsClient c = pc.client;
             if (pc.path == NodePath.ACTIVE && c != null && c.isConnected()) {
                 n++;

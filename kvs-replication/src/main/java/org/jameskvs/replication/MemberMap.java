@@ -40,6 +40,16 @@ final class MemberMap<V> extends AbstractMap<Member, V> {
         return null;
     }
 
+    /** The {@code i}-th key in insertion order ({@code i < size()}). */
+    Member keyAt(int i) {
+        return keys[i];
+    }
+
+    /** The {@code i}-th value in insertion order ({@code i < size()}). */
+    V valueAt(int i) {
+        return value(i);
+    }
+
     @Override
     public V get(Object key) {
         int i = indexOf(key);

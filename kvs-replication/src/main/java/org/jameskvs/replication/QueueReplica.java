@@ -435,6 +435,12 @@ public final class QueueReplica {
             return;
         }
         op.done = true;
+        MemberMap<Status> eff = op.effective;
+        if (!op.degraded && op.ambiguous.isEmpty() && eff.size() == 2 && eff.valueAt(0) == eff.valueAt(1)
+                && members.contains(eff.keyAt(0)) && members.contains(eff.keyAt(1))) {
+            completeAgreed(op, eff.valueAt(0)); // the usual case: two current copies, same answer
+            return;
+        }
         // Only answers of copies that are still members count: a copy isolated (and maybe cleared
         // for a rebuild) after it answered no longer holds anything we may promise.
         long current = op.effective.keySet().stream().filter(members::contains).count();
@@ -474,23 +480,7 @@ public final class QueueReplica {
             for (Member m : op.ambiguous) {
                 op.effective.put(m, decided);
             }
-        }
-        if (statuses.size() == 1) {
-            Status st = statuses.iterator().next();
-            Member rm = null;
-            for (Member m : op.answers.keySet()) {
-                if (rm == null || m.node.equals(readNode)) {
-                    rm = m;
-                }
-            }
-            NodeResponse r = op.answers.get(rm);
-            Ack ack = st == Status.OK ? new Ack(Status.OK, r.txn(), r.value(), null) : new Ack(st, r.txn(), 0, r.reason());
-            if (op.awaitsCopy && st == Status.OK && rebuild != null) {
-                op.deferredAck = ack;
-                rebuild.deferred.add(op);
-                return;
-            }
-            op.ack.complete(ack);
+            completeAgreed(op, decided);
             return;
         }
         // The copies disagree: trust a SYNC copy that applied it and rebuild the other one.
@@ -514,6 +504,24 @@ public final class QueueReplica {
                         + " where the other copy answered otherwise");
             }
         }
+    }
+
+    /** Both copies' answers agree on {@code st}: the call's ack (from the copy that serves reads). */
+    private void completeAgreed(ReplicaOp op, Status st) {
+        Member rm = null;
+        for (Member m : op.answers.keySet()) {
+            if (rm == null || m.node.equals(readNode)) {
+                rm = m;
+            }
+        }
+        NodeResponse r = op.answers.get(rm);
+        Ack ack = st == Status.OK ? new Ack(Status.OK, r.txn(), r.value(), null) : new Ack(st, r.txn(), 0, r.reason());
+        if (op.awaitsCopy && st == Status.OK && rebuild != null) {
+            op.deferredAck = ack;
+            rebuild.deferred.add(op);
+            return;
+        }
+        op.ack.complete(ack);
     }
 
     private void completeRead(ReplicaOp op, NodeResponse r) {

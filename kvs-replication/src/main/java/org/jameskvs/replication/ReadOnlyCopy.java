@@ -34,19 +34,17 @@ final class ReadOnlyCopy implements KvsQueue {
 
     @Override
     public CompletableFuture<ReadResult> read(long fromPosition, int maxCount, int maxBytes, long readyBefore) {
-        return opener.bounded(opener.onCore(c -> reader.read(fromPosition, maxCount, maxBytes, readyBefore)),
-                why -> new ReadResult(Status.TIMEOUT, why, -1, fromPosition, List.of()));
+        return opener.call(c -> reader.read(fromPosition, maxCount, maxBytes, readyBefore), why -> new ReadResult(Status.TIMEOUT, why, -1, fromPosition, List.of()));
     }
 
     @Override
     public CompletableFuture<GetResult> get(byte[] id) {
-        return opener.bounded(opener.onCore(c -> reader.get(id)), why -> new GetResult(Status.TIMEOUT, why, -1, null));
+        return opener.call(c -> reader.get(id), why -> new GetResult(Status.TIMEOUT, why, -1, null));
     }
 
     @Override
     public CompletableFuture<QueueStat> stat() {
-        return opener.bounded(opener.onCore(c -> reader.stat()),
-                why -> new QueueStat(Status.TIMEOUT, why, -1, 0, 0, 0, 0, Long.MAX_VALUE, 0, ""));
+        return opener.call(c -> reader.stat(), why -> new QueueStat(Status.TIMEOUT, why, -1, 0, 0, 0, 0, Long.MAX_VALUE, 0, ""));
     }
 
     /** For tests and diagnostics: the node whose copy serves reads now (null while none). */

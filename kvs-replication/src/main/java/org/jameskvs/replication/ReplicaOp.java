@@ -51,9 +51,9 @@ final class ReplicaOp {
     CompletableFuture<QueueStat> stat;
 
     final Set<Member> awaiting = MemberMap.newSet();
-    final Map<Member, NodeResponse> answers = new MemberMap<>();
+    final MemberMap<NodeResponse> answers = new MemberMap<>();
     /** Effective status per member after the replication's reading of it (DUPLICATE_ID on a retry = OK, ...). */
-    final Map<Member, org.jameskvs.protocol.Status> effective = new MemberMap<>();
+    final MemberMap<org.jameskvs.protocol.Status> effective = new MemberMap<>();
     /**
      * Members whose answer cannot tell applied from absent: a retried PUT answering DUPLICATE_ID or
      * a retried DELETE answering NOT_FOUND (the first try may have been applied), a rebuild target

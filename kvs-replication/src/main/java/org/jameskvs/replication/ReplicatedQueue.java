@@ -43,45 +43,42 @@ public final class ReplicatedQueue implements KvsQueue {
 
     @Override
     public CompletableFuture<Ack> put(byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
-        return ack(opener.onCore(c -> c.put(replica, id, priority, notBefore, state, body)));
+        return opener.call(c -> c.put(replica, id, priority, notBefore, state, body), ReplicatedQueue::unknownAck);
     }
 
     @Override
     public CompletableFuture<Ack> putReplacing(byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
-        return ack(opener.onCore(c -> c.putReplacing(replica, id, priority, notBefore, state, body)));
+        return opener.call(c -> c.putReplacing(replica, id, priority, notBefore, state, body), ReplicatedQueue::unknownAck);
     }
 
     @Override
     public CompletableFuture<Ack> delete(byte[] id) {
-        return ack(opener.onCore(c -> c.delete(replica, id)));
+        return opener.call(c -> c.delete(replica, id), ReplicatedQueue::unknownAck);
     }
 
     @Override
     public CompletableFuture<Ack> replace(byte[] id, int priority, long notBefore, byte[] state) {
-        return ack(opener.onCore(c -> c.replace(replica, id, priority, notBefore, state)));
+        return opener.call(c -> c.replace(replica, id, priority, notBefore, state), ReplicatedQueue::unknownAck);
     }
 
     @Override
     public CompletableFuture<GetResult> get(byte[] id) {
-        return opener.bounded(opener.onCore(c -> c.get(replica, id)),
-                why -> new GetResult(Status.TIMEOUT, why, -1, null));
+        return opener.call(c -> c.get(replica, id), why -> new GetResult(Status.TIMEOUT, why, -1, null));
     }
 
     @Override
     public CompletableFuture<ReadResult> read(long fromPosition, int maxCount, int maxBytes, long readyBefore) {
-        return opener.bounded(opener.onCore(c -> c.read(replica, fromPosition, maxCount, maxBytes, readyBefore)),
-                why -> new ReadResult(Status.TIMEOUT, why, -1, fromPosition, java.util.List.of()));
+        return opener.call(c -> c.read(replica, fromPosition, maxCount, maxBytes, readyBefore), why -> new ReadResult(Status.TIMEOUT, why, -1, fromPosition, java.util.List.of()));
     }
 
     @Override
     public CompletableFuture<QueueStat> stat() {
-        return opener.bounded(opener.onCore(c -> c.stat(replica)),
-                why -> new QueueStat(Status.TIMEOUT, why, -1, 0, 0, 0, 0, Long.MAX_VALUE, 0, ""));
+        return opener.call(c -> c.stat(replica), why -> new QueueStat(Status.TIMEOUT, why, -1, 0, 0, 0, 0, Long.MAX_VALUE, 0, ""));
     }
 
     @Override
     public CompletableFuture<Ack> clear() {
-        return ack(opener.onCore(c -> c.clear(replica)));
+        return opener.call(c -> c.clear(replica), ReplicatedQueue::unknownAck);
     }
 
     @Override
@@ -105,7 +102,7 @@ public final class ReplicatedQueue implements KvsQueue {
         return "ReplicatedQueue{" + name() + "}";
     }
 
-    private CompletableFuture<Ack> ack(CompletableFuture<Ack> call) {
-        return opener.bounded(call, why -> Ack.failed(Status.TIMEOUT, why));
+    private static Ack unknownAck(String why) {
+        return Ack.failed(Status.TIMEOUT, why);
     }
 }

@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import io.netty.channel.EventLoop;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -41,10 +41,11 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
      */
     private final long callBackstopMillis;
     private final EventLoopGroup coreGroup;
-    private final ScheduledExecutorService coreThread;
+    private final EventLoop coreThread;
     private final ExecutorService callbacks;
     private final KvsNodeTransport transport;
     private final ReplicationCore core;
+    private final CallHandOff calls;
 
     private ReplicatedQueueOpener(ReplicationConfig config) {
         this.config = config;
@@ -57,7 +58,7 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.coreThread = coreGroup.next();
+        this.coreThread = (EventLoop) coreGroup.next();
         this.callbacks = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "kvs-replication-callbacks");
             t.setDaemon(true);
@@ -67,6 +68,7 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
         this.transport = new KvsNodeTransport(config, coreGroup.next(), r -> holder[0].onResponse(r));
         this.core = new ReplicationCore(config, Clock.SYSTEM, transport);
         holder[0] = core;
+        this.calls = new CallHandOff(coreThread, core, callbacks, TimeUnit.MILLISECONDS.toNanos(callBackstopMillis));
         core.onEvent(e -> LOG.info("replication: {}", e));
         long tick = config.tick().toMillis();
         coreThread.scheduleAtFixedRate(this::tick, tick, tick, TimeUnit.MILLISECONDS);
@@ -80,6 +82,7 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
     private void tick() {
         try {
             core.tick();
+            calls.sweep(System.nanoTime());
         } catch (RuntimeException e) {
             LOG.error("replication tick failed", e);
         }
@@ -100,12 +103,12 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
      */
     public CompletableFuture<OpenResult> open(String name, OpenOptions options) {
         if (options.mode() == OpenMode.READ) {
-            return bounded(onCore(c -> {
+            return call(c -> {
                 ReadOnlyReplica reader = c.newReader(name);
                 return reader.open().thenApply(r -> r.isOk()
                         ? new OpenResult(Status.OK, null, new ReadOnlyCopy(this, reader), r.txn(), r.epoch(), r.size())
                         : r);
-            }), why -> new OpenResult(Status.TIMEOUT, why, null, -1, 0, 0));
+            }, why -> new OpenResult(Status.TIMEOUT, why, null, -1, 0, 0));
         }
         return openWith(name, options, false);
     }
@@ -202,21 +205,16 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
 
     /** Runs a call on the state machine's thread; its result is delivered on the callback thread. */
     <T> CompletableFuture<T> onCore(Function<ReplicationCore, CompletableFuture<T>> call) {
-        CompletableFuture<T> out = new CompletableFuture<>();
-        coreThread.execute(() -> {
-            try {
-                call.apply(core).whenComplete((v, t) -> callbacks.execute(() -> {
-                    if (t != null) {
-                        out.completeExceptionally(t);
-                    } else {
-                        out.complete(v);
-                    }
-                }));
-            } catch (RuntimeException e) {
-                callbacks.execute(() -> out.completeExceptionally(e));
-            }
-        });
-        return out;
+        return calls.submit(call, null);
+    }
+
+    /**
+     * Like {@link #onCore}, and the call gets exactly one outcome, never an exceptional completion: a
+     * failure inside the replication, or no outcome within {@link #callBackstopMillis}, becomes the
+     * "unknown" outcome built by {@code unknown}.
+     */
+    <T> CompletableFuture<T> call(Function<ReplicationCore, CompletableFuture<T>> call, Function<String, T> unknown) {
+        return calls.submit(call, unknown);
     }
 
     void closeQueue(QueueReplica replica) {
@@ -233,24 +231,6 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
             if (!core.hasReader(reader.name())) {
                 transport.closeQueue(reader.name(), false, true); // a writer's probes open them again when needed
             }
-        });
-    }
-
-    /**
-     * Every call gets exactly one outcome and never completes exceptionally: a failure inside the
-     * replication, or no outcome within {@link #callBackstopMillis}, becomes the "unknown" outcome
-     * (such a completion runs on the JDK's timer thread).
-     */
-    <T> CompletableFuture<T> bounded(CompletableFuture<T> call, Function<String, T> unknown) {
-        long backstop = callBackstopMillis;
-        // The "unknown" outcome is built only when needed: this runs on every call.
-        return call.orTimeout(backstop, TimeUnit.MILLISECONDS).handle((v, t) -> {
-            if (t == null) {
-                return v;
-            }
-            Throwable cause = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
-            return unknown.apply(cause instanceof java.util.concurrent.TimeoutException
-                    ? "no outcome within " + backstop + " ms" : "replication failed: " + cause);
         });
     }
 

@@ -1,6 +1,5 @@
 package org.jameskvs.replication;
 
-import io.netty.util.collection.LongObjectHashMap;
 
 import org.jameskvs.client.Ack;
 import org.jameskvs.client.GetResult;
@@ -37,12 +36,8 @@ public final class ReplicationCore {
     private final Map<String, NodeHealth> health = new LinkedHashMap<>();
     private final Map<String, QueueReplica> replicas = new LinkedHashMap<>();
     private final List<ReadOnlyReplica> readers = new ArrayList<>();
-    /**
-     * Answer callbacks by request token; primitive keys: this map sees every request and answer.
-     * Keys go through {@link #spread}: tokens are consecutive, and consecutive keys in an
-     * open-addressing map form one long probe cluster that every removal has to shift.
-     */
-    private final LongObjectHashMap<Consumer<NodeResponse>> pending = new LongObjectHashMap<>();
+    /** Answer callbacks by request token: this table sees every request and answer. */
+    private final TokenTable<Consumer<NodeResponse>> pending = new TokenTable<>();
     private long nextToken = 1;
     private Consumer<String> eventSink;
 
@@ -380,7 +375,7 @@ public final class ReplicationCore {
 
     /** A node's answer; unknown or forgotten tokens (late answers) are ignored. */
     public void onResponse(NodeResponse r) {
-        Consumer<NodeResponse> c = pending.remove(spread(r.token()));
+        Consumer<NodeResponse> c = pending.remove(r.token());
         if (c != null) {
             c.accept(r);
         }
@@ -407,17 +402,12 @@ public final class ReplicationCore {
     }
 
     void send(NodeRequest r, Consumer<NodeResponse> onAnswer) {
-        pending.put(spread(r.token()), onAnswer);
+        pending.put(r.token(), onAnswer);
         transport.send(r);
     }
 
-    /** A bijection of the token (odd multiplier) that scatters consecutive tokens over the table. */
-    private static long spread(long token) {
-        return token * 0x9E3779B97F4A7C15L;
-    }
-
     void forget(long token) {
-        pending.remove(spread(token));
+        pending.remove(token);
     }
 
     long nextToken() {

@@ -86,6 +86,11 @@ public final class ReplicatedTarget implements StoreDeleteTarget {
     }
 
     @Override
+    public List<Process> serverProcesses() {
+        return servers.stream().map(ServerProcesses.Running::process).toList();
+    }
+
+    @Override
     public void close() {
         if (opener != null) {
             opener.close();

@@ -1,0 +1,161 @@
+package org.jameskvs.replication;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+
+import io.netty.channel.EventLoop;
+
+/**
+ * Carries client calls onto the state machine's thread and their outcomes back to the callers.
+ *
+ * <p>Any thread submits a call; it runs on the core's event loop. Its outcome is handed to the
+ * callback thread (callers' continuations never run on the core's loop), in the order the core
+ * produced them, which is call order per queue. Outcomes are handed over in <em>batches</em>: one
+ * executor hand-off per event-loop pass instead of one per call (a hand-off wakes the callback
+ * thread: a futex call each time, which cost more than the replication itself at 100k calls/s).
+ *
+ * <p><b>Backstop.</b> A call submitted with an "unknown outcome" gets that outcome if the state
+ * machine has given none after {@code backstopNanos} (it should never happen: the state machine
+ * times every operation out itself after 5 request timeouts). Calls wait in one FIFO in submission
+ * order, and every call has the same limit, so deadlines are in order too: the sweep on each tick
+ * looks only at the head. This replaces a JDK timer task per call (a locked priority-queue insert
+ * and removal on every call). The sweep runs on the core's loop, like everything that completes a
+ * call, so a call gets exactly one outcome without any locking.
+ */
+final class CallHandOff {
+    private final EventLoop core;
+    private final ReplicationCore state;
+    private final Executor callbacks;
+    private final long backstopNanos;
+    private final ArrayDeque<Call<?>> awaiting = new ArrayDeque<>();
+    /** Outcomes produced in this event-loop pass, not yet handed to the callback thread (core loop only). */
+    private ArrayList<Call<?>> ready = new ArrayList<>();
+    private final Runnable handOver = this::handOver;
+
+    CallHandOff(EventLoop core, ReplicationCore state, Executor callbacks, long backstopNanos) {
+        this.core = core;
+        this.state = state;
+        this.callbacks = callbacks;
+        this.backstopNanos = backstopNanos;
+    }
+
+    /**
+     * Runs {@code call} on the core's thread; its result is delivered on the callback thread.
+     *
+     * @param unknown builds the outcome given when the backstop expires or the call fails inside
+     *                the replication; null: no backstop, failures complete exceptionally
+     */
+    <T> CompletableFuture<T> submit(Function<ReplicationCore, CompletableFuture<T>> call, Function<String, T> unknown) {
+        Call<T> c = new Call<>(call, unknown);
+        core.execute(c);
+        return c.out;
+    }
+
+    /** Gives the backstop outcome to calls past their limit (core loop, on each tick). */
+    void sweep(long now) {
+        Call<?> head;
+        while ((head = awaiting.peek()) != null) {
+            if (head.done) {
+                awaiting.poll();
+            } else if (now - head.submittedAt > backstopNanos) {
+                awaiting.poll();
+                head.settle(null, new java.util.concurrent.TimeoutException());
+            } else {
+                return;
+            }
+        }
+    }
+
+    private void ready(Call<?> c) {
+        if (ready.isEmpty()) {
+            core.execute(handOver); // runs after this pass's reads and tasks: one hand-off for all
+        }
+        ready.add(c);
+    }
+
+    private void handOver() {
+        List<Call<?>> batch = ready;
+        ready = new ArrayList<>(Math.max(16, batch.size()));
+        callbacks.execute(() -> {
+            for (int i = 0, n = batch.size(); i < n; i++) {
+                batch.get(i).deliver();
+            }
+        });
+    }
+
+    /** One call: runs on the core (Runnable), receives the core's outcome (BiConsumer). */
+    private final class Call<T> implements Runnable, BiConsumer<T, Throwable> {
+        final CompletableFuture<T> out = new CompletableFuture<>();
+        final Function<ReplicationCore, CompletableFuture<T>> call;
+        final Function<String, T> unknown;
+        long submittedAt;
+        boolean done;
+        T value;
+        Throwable failure;
+
+        Call(Function<ReplicationCore, CompletableFuture<T>> call, Function<String, T> unknown) {
+            this.call = call;
+            this.unknown = unknown;
+        }
+
+        @Override
+        public void run() {
+            submittedAt = System.nanoTime();
+            if (unknown != null) {
+                awaiting.add(this);
+            }
+            CompletableFuture<T> inner;
+            try {
+                inner = call.apply(state);
+            } catch (RuntimeException e) {
+                settle(null, e);
+                return;
+            }
+            inner.whenComplete(this);
+        }
+
+        @Override
+        public void accept(T v, Throwable t) {
+            if (core.inEventLoop()) {
+                settle(v, t);
+            } else {
+                core.execute(() -> settle(v, t)); // keep settle single-threaded
+            }
+        }
+
+        /** Core loop only: the first outcome wins (the state machine's, or the backstop's). */
+        void settle(T v, Throwable t) {
+            if (done) {
+                return;
+            }
+            done = true;
+            while (awaiting.peek() != null && awaiting.peek().done) {
+                awaiting.poll(); // keep the FIFO short between sweeps
+            }
+            if (t == null) {
+                value = v;
+            } else if (unknown != null) {
+                Throwable cause = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+                value = unknown.apply(cause instanceof java.util.concurrent.TimeoutException
+                        ? "no outcome within " + backstopNanos / 1_000_000 + " ms" : "replication failed: " + cause);
+            } else {
+                failure = t;
+            }
+            ready(this);
+        }
+
+        /** Callback thread. */
+        void deliver() {
+            if (failure != null) {
+                out.completeExceptionally(failure);
+            } else {
+                out.complete(value);
+            }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package org.jameskvs.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import io.netty.channel.DefaultEventLoop;
+
+/** Calls reach their callers in the core's order, on the callback thread, with exactly one outcome. */
+class CallHandOffTest {
+    private final DefaultEventLoop core = new DefaultEventLoop();
+    private final ExecutorService callbacks = Executors.newSingleThreadExecutor(r -> new Thread(r, "callbacks-test"));
+    private final CallHandOff calls = new CallHandOff(core, null, callbacks, TimeUnit.SECONDS.toNanos(10));
+
+    @AfterEach
+    void stop() {
+        core.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        callbacks.shutdownNow();
+    }
+
+    @Test
+    void outcomesArriveInCoreOrderOnTheCallbackThread() {
+        List<String> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<CompletableFuture<Integer>> outs = new ArrayList<>();
+        for (int i = 0; i < 10_000; i++) {
+            int n = i;
+            outs.add(calls.submit(c -> CompletableFuture.completedFuture(n), why -> -1)
+                    .whenComplete((v, t) -> seen.add(Thread.currentThread().getName() + ":" + v)));
+        }
+        CompletableFuture.allOf(outs.toArray(new CompletableFuture[0])).join();
+        for (int i = 0; i < outs.size(); i++) {
+            assertThat(outs.get(i).join()).isEqualTo(i);
+            assertThat(seen.get(i)).isEqualTo("callbacks-test:" + i);
+        }
+    }
+
+    @Test
+    void aCallWithoutOutcomeGetsTheUnknownOneOnceItsBackstopPassed() throws Exception {
+        CompletableFuture<String> never = new CompletableFuture<>();
+        CompletableFuture<String> out = calls.submit(c -> never, why -> "unknown: " + why);
+        CompletableFuture<String> answered = calls.submit(c -> CompletableFuture.completedFuture("ok"), why -> "unknown");
+        assertThat(answered.get(5, TimeUnit.SECONDS)).isEqualTo("ok");
+        core.submit(() -> calls.sweep(System.nanoTime())).sync(); // not yet past the backstop
+        Thread.sleep(50);
+        assertThat(out).isNotDone();
+        core.submit(() -> calls.sweep(System.nanoTime() + TimeUnit.SECONDS.toNanos(11))).sync();
+        assertThat(out.get(5, TimeUnit.SECONDS)).isEqualTo("unknown: no outcome within 10000 ms");
+        // The state machine's late outcome is ignored: exactly one outcome per call.
+        core.submit(() -> never.complete("late")).sync();
+        assertThat(out.join()).startsWith("unknown");
+    }
+
+    @Test
+    void aCallThatFailsInsideTheReplicationGetsTheUnknownOutcome() throws Exception {
+        CompletableFuture<String> thrown = calls.submit(c -> {
+            throw new IllegalStateException("bug");
+        }, why -> "unknown: " + why);
+        CompletableFuture<String> failed = calls.submit(c -> CompletableFuture.failedFuture(new IllegalStateException("bug 2")),
+                why -> "unknown: " + why);
+        assertThat(thrown.get(5, TimeUnit.SECONDS)).isEqualTo("unknown: replication failed: java.lang.IllegalStateException: bug");
+        assertThat(failed.get(5, TimeUnit.SECONDS)).contains("bug 2").startsWith("unknown: replication failed");
+        // Without an unknown outcome (internal calls), the failure is passed on as it is.
+        CompletableFuture<String> plain = calls.submit(c -> CompletableFuture.failedFuture(new IllegalStateException("bug 3")), null);
+        assertThat(plain).failsWithin(5, TimeUnit.SECONDS);
+    }
+}
