@@ -16,26 +16,26 @@ import org.jameskvs.bench.replication.ReplicatedTarget;
 /**
  * CPU time per store+delete transaction, per process and per client thread: what a transaction
  * costs, independent of what else the machine runs (throughput on a shared 2-core machine is not;
- * CPU per transaction mostly is). Same workload as {@link StoreDeleteBenchmark} (batches of 1000
- * pipelined store+delete, 1 KB).
+ * CPU per transaction mostly is). Same workload as {@link StoreDeleteBenchmark} (by default batches of
+ * 1000 pipelined store+delete, 1 KB).
  * <pre>
  * java -cp jmh-benchmarks/target/benchmarks.jar --add-exports=java.base/sun.nio.ch=ALL-UNNAMED \
  *      --add-opens=java.base/java.lang=ALL-UNNAMED \
- *      org.jameskvs.bench.CpuPerTransaction [targets=kvs-2copies,kvs-1copy,redis-aof] [seconds=10] [bytes=1024]
+ *      org.jameskvs.bench.CpuPerTransaction [targets=kvs-2copies,kvs-1copy,redis-aof] [seconds=10] [bytes=1024] [batch=1000]
  * </pre>
  * Prints one table: transactions, wall-clock rate, and microseconds of CPU per transaction of the
  * client process (split by thread) and of each server process.
  */
 public final class CpuPerTransaction {
-    private static final int BATCH = 1000;
 
     public static void main(String[] args) throws Exception {
         List<String> targets = List.of((args.length > 0 ? args[0] : "kvs-2copies,kvs-1copy,redis-aof").split(","));
         int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
         int bytes = args.length > 2 ? Integer.parseInt(args[2]) : 1024;
+        int batch = args.length > 3 ? Integer.parseInt(args[3]) : 1000;
         StringBuilder table = new StringBuilder(String.format("%n| target | tx | tx/s (wall) | client us/tx | servers us/tx | total us/tx | client threads us/tx |%n|---|---:|---:|---:|---:|---:|---|%n"));
         for (String t : targets) {
-            table.append(run(t, seconds, bytes)).append('\n');
+            table.append(run(t, seconds, bytes, batch)).append('\n');
         }
         System.out.println(table);
     }
@@ -45,11 +45,11 @@ public final class CpuPerTransaction {
                 : StoreDeleteTarget.create(name.equals("kvs-1copy") ? "kvs" : name);
     }
 
-    private static String run(String name, int seconds, int bytes) throws Exception {
+    private static String run(String name, int seconds, int bytes, int batch) throws Exception {
         try (StoreDeleteTarget target = create(name)) {
             byte[] body = new byte[bytes];
             Arrays.fill(body, (byte) 'x');
-            byte[][] ids = new byte[BATCH][];
+            byte[][] ids = new byte[batch][];
             long[] round = {0};
             runFor(target, ids, body, round, Duration.ofSeconds(Math.max(3, seconds / 2))); // warm-up (JIT)
             ThreadMXBean threads = ManagementFactory.getThreadMXBean();
