@@ -272,7 +272,7 @@ public final class QueueReplica {
     // ------------------------------------------------------------------ sending
 
     void sendTo(Member m, ReplicaOp op, boolean retried) {
-        Sent s = new Sent(op, retried);
+        Sent s = new Sent(this, m, op, retried);
         if (!m.open) {
             m.backlog.add(s);
             return;
@@ -293,12 +293,12 @@ public final class QueueReplica {
         s.token = r.token();
         s.sentAt = core.clock.nanoTime();
         m.inflight.add(s);
-        core.send(r, resp -> onAnswer(m, s, resp));
+        core.send(r, s);
     }
 
     // ------------------------------------------------------------------ answers
 
-    private void onAnswer(Member m, Sent s, NodeResponse r) {
+    void onAnswer(Member m, Sent s, NodeResponse r) {
         if (!m.inflight.contains(s)) {
             return; // superseded by a path switch or an isolation
         }

@@ -1,15 +1,29 @@
 package org.jameskvs.replication;
 
-/** One transmission of an operation to one member (a retry on the other path is a new one). */
-final class Sent {
+import java.util.function.Consumer;
+
+/**
+ * One transmission of an operation to one member (a retry on the other path is a new one). It is
+ * also the answer's callback (no lambda per request).
+ */
+final class Sent implements Consumer<NodeResponse> {
+    final QueueReplica replica;
+    final Member member;
     final ReplicaOp op;
     /** Sent again after a path switch: it may have been applied already on the lost path. */
     boolean retried;
     long token;
     long sentAt;
 
-    Sent(ReplicaOp op, boolean retried) {
+    Sent(QueueReplica replica, Member member, ReplicaOp op, boolean retried) {
+        this.replica = replica;
+        this.member = member;
         this.op = op;
         this.retried = retried;
+    }
+
+    @Override
+    public void accept(NodeResponse r) {
+        replica.onAnswer(member, this, r);
     }
 }
