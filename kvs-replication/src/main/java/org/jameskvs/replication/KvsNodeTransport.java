@@ -42,6 +42,8 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
     private final Map<String, PathClient[]> clients = new HashMap<>();
     /** Inside {@link #send} (core loop): answers must not re-enter the state machine now. */
     private boolean sending;
+    /** Answers queued as tasks and not yet delivered (core loop only): later answers queue behind them. */
+    private int queuedAnswers;
     private final ExecutorService connector;
     private volatile boolean closed;
 
@@ -139,7 +141,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
         KvsClient c = pc == null ? null : pc.client;
         long tok = r.token();
         if (c == null) {
-            answerLater(NodeResponse.failed(tok, Status.CONNECTION_LOST, "not connected"));
+            answer(NodeResponse.failed(tok, Status.CONNECTION_LOST, "not connected"));
             return;
         }
         switch (r.op()) {
@@ -152,7 +154,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
             default -> {
                 KvsQueue q = (r.viaReadHandle() ? pc.readHandles : pc.writeHandles).get(r.queue());
                 if (q == null) {
-                    answerLater(NodeResponse.failed(tok, Status.CONNECTION_LOST, "no handle on this connection"));
+                    answer(NodeResponse.failed(tok, Status.CONNECTION_LOST, "no handle on this connection"));
                     return;
                 }
                 dispatch(q, r);
@@ -186,7 +188,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
                     answer(new NodeResponse(tok, rr.status(), rr.txn(), 0, rr.reason(), 0, 0, null, rr, null)));
             case STAT -> q.stat().thenAccept((QueueStat st) -> answer(new NodeResponse(tok, st.status(), st.txn(), 0,
                     st.reason(), 0, 0, null, null, st)));
-            default -> answerLater(NodeResponse.failed(tok, Status.BAD_REQUEST, "unsupported " + r.op()));
+            default -> answer(NodeResponse.failed(tok, Status.BAD_REQUEST, "unsupported " + r.op()));
         }
     }
 
@@ -196,20 +198,23 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
 
     /**
      * A node's answer, usually on the core loop itself (the connections run their I/O there): then
-     * straight into the state machine, without a task per answer, unless we are inside
-     * {@link #send} (a client call that failed at once).
+     * straight into the state machine, without a task per answer. It is queued as a task instead
+     * when we are inside {@link #send} (a client call that failed at once: the state machine is not
+     * re-entrant), and behind any answer queued so, because the state machine relies on a path's
+     * answers arriving in request order.
      */
     private void answer(NodeResponse r) {
-        if (!sending && coreThread.inEventLoop()) {
-            sink.accept(r);
+        if (!coreThread.inEventLoop()) {
+            coreThread.execute(() -> answer(r));
+        } else if (sending || queuedAnswers > 0) {
+            queuedAnswers++;
+            coreThread.execute(() -> {
+                queuedAnswers--;
+                sink.accept(r);
+            });
         } else {
-            coreThread.execute(() -> sink.accept(r));
+            sink.accept(r);
         }
-    }
-
-    /** Answers are never given from inside {@link #send}: the state machine is not re-entrant. */
-    private void answerLater(NodeResponse r) {
-        coreThread.execute(() -> sink.accept(r));
     }
 
     /**
