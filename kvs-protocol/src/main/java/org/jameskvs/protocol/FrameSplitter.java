@@ -16,6 +16,11 @@ import java.util.List;
  * <p>A frame over the limit is skipped (across reads, keeping framing) and reported to
  * {@link #oversized}; a length below the minimum header or an unknown version throws
  * {@link FramingLostException}.
+ *
+ * <p>Each read is split where it lies. Only a frame that straddles two reads is copied, into a
+ * buffer of its own that the next read completes; the rest of a read is never appended to the
+ * previous one (which is what {@link ByteToMessageDecoder}'s default cumulation would do: a copy of
+ * almost every byte when frames are small and reads large).
  */
 public abstract class FrameSplitter extends ByteToMessageDecoder {
     private final int maxFrameLength;
@@ -23,6 +28,8 @@ public abstract class FrameSplitter extends ByteToMessageDecoder {
     private long bytesToSkip;
     /** True while a frame is being handled: a callback that re-enters the decoder (see decode) is ignored. */
     private boolean inFrame;
+    /** The frame that straddles two reads, from its length field on, as far as received; null when none. */
+    private ByteBuf partial;
 
     /**
      * @param maxFrameLength largest accepted frame, counting the bytes after the length field
@@ -55,73 +62,164 @@ public abstract class FrameSplitter extends ByteToMessageDecoder {
         }
         boolean retained = false;
         try {
-            while (true) {
-                if (bytesToSkip > 0) {
-                    int skip = (int) Math.min(bytesToSkip, in.readableBytes());
-                    in.skipBytes(skip);
-                    bytesToSkip -= skip;
-                    if (bytesToSkip > 0) {
-                        return;
-                    }
-                }
-                // Wait for length + version + opcode + flags + sequence (enough to answer an oversized frame).
-                if (in.readableBytes() < 4) {
+            if (partial != null) {
+                if (!fillPartial(in)) {
                     return;
                 }
-                int start = in.readerIndex();
-                long length = in.getUnsignedInt(start);
-                if (length < minFrameLength) {
-                    in.skipBytes(in.readableBytes());
-                    throw new FramingLostException("frame length " + length + " below the minimum of " + minFrameLength);
-                }
-                if (in.readableBytes() >= 5) {
-                    byte version = in.getByte(start + 4);
-                    if (version != ProtocolVersion.CURRENT) {
-                        in.skipBytes(in.readableBytes());
-                        throw new FramingLostException("unsupported protocol version " + version);
-                    }
-                }
-                if (length > maxFrameLength) {
-                    if (in.readableBytes() < 4 + RequestDescriptor.SEQUENCE_OFFSET + 8) {
-                        return;
-                    }
-                    byte opcode = in.getByte(start + 4 + RequestDescriptor.OPCODE_OFFSET);
-                    long sequence = in.getLong(start + 4 + RequestDescriptor.SEQUENCE_OFFSET);
-                    in.skipBytes(4);
-                    bytesToSkip = length;
-                    oversized(ctx, opcode, sequence, length, out);
-                    continue;
-                }
-                if (in.readableBytes() < 4 + length) {
-                    return;
-                }
-                if (!retained) {
-                    // Once per read, not per frame: keeps the buffer alive should a frame's handler
-                    // make the decoder drop it (channel closed), so the indexes can still be restored.
-                    in.retain();
-                    retained = true;
-                }
-                int frameStart = start + 4;
-                int frameEnd = frameStart + (int) length;
-                int end = in.writerIndex();
-                in.setIndex(frameStart, frameEnd);
-                inFrame = true;
+                // Keeps the read buffer alive should the frame's handler make the decoder drop it.
+                in.retain();
+                retained = true;
+                ByteBuf whole = partial;
+                partial = null;
                 try {
-                    frame(ctx, in, out);
+                    if (!split(ctx, whole, in, out)) {
+                        return;
+                    }
                 } finally {
-                    inFrame = false;
-                    in.setIndex(frameEnd, end);
-                }
-                if (internalBuffer() != in) {
-                    // The decoder let go of this buffer meanwhile (the connection closed): stop here.
-                    in.setIndex(end, end);
-                    return;
+                    whole.release();
                 }
             }
+            if (!retained) {
+                // Once per read, not per frame: keeps the buffer alive should a frame's handler
+                // make the decoder drop it (channel closed), so the indexes can still be restored.
+                in.retain();
+                retained = true;
+            }
+            if (split(ctx, in, in, out) && in.isReadable()) {
+                stash(ctx, in);
+            }
+        } catch (FramingLostException e) {
+            // Nothing after lost framing can be read as frames.
+            in.skipBytes(in.readableBytes());
+            dropPartial();
+            throw e;
         } finally {
             if (retained) {
                 in.release();
             }
         }
+    }
+
+    /**
+     * Handles every whole frame in {@code buf}, in place, leaving its reader index at the first
+     * byte of an incomplete one.
+     *
+     * @param read the decoder's buffer of this read (itself, or the read that completed {@code buf})
+     * @return false when the connection was let go of meanwhile (stop reading)
+     */
+    private boolean split(ChannelHandlerContext ctx, ByteBuf buf, ByteBuf read, List<Object> out) {
+        while (true) {
+            if (bytesToSkip > 0) {
+                int skip = (int) Math.min(bytesToSkip, buf.readableBytes());
+                buf.skipBytes(skip);
+                bytesToSkip -= skip;
+                if (bytesToSkip > 0) {
+                    return true;
+                }
+            }
+            long wanted = wholeFrameBytes(buf);
+            if (wanted < 0 || buf.readableBytes() < wanted) {
+                return true;
+            }
+            int start = buf.readerIndex();
+            long length = buf.getUnsignedInt(start);
+            if (length > maxFrameLength) {
+                byte opcode = buf.getByte(start + 4 + RequestDescriptor.OPCODE_OFFSET);
+                long sequence = buf.getLong(start + 4 + RequestDescriptor.SEQUENCE_OFFSET);
+                buf.skipBytes(4);
+                bytesToSkip = length;
+                oversized(ctx, opcode, sequence, length, out);
+                continue;
+            }
+            int frameStart = start + 4;
+            int frameEnd = frameStart + (int) length;
+            int end = buf.writerIndex();
+            buf.setIndex(frameStart, frameEnd);
+            inFrame = true;
+            try {
+                frame(ctx, buf, out);
+            } finally {
+                inFrame = false;
+                buf.setIndex(frameEnd, end);
+            }
+            if (internalBuffer() != read) {
+                // The decoder let go of this buffer meanwhile (the connection closed): stop here.
+                buf.setIndex(end, end);
+                read.setIndex(read.writerIndex(), read.writerIndex());
+                return false;
+            }
+        }
+    }
+
+    /**
+     * How many bytes from the reader index the frame starting there needs before it can be handled
+     * (for a frame over the limit: its header, enough to answer it), or -1 while even its length
+     * field is incomplete. Throws {@link FramingLostException} for an impossible length or version.
+     */
+    private long wholeFrameBytes(ByteBuf buf) {
+        if (buf.readableBytes() < 4) {
+            return -1;
+        }
+        int start = buf.readerIndex();
+        long length = buf.getUnsignedInt(start);
+        if (length < minFrameLength) {
+            buf.skipBytes(buf.readableBytes());
+            throw new FramingLostException("frame length " + length + " below the minimum of " + minFrameLength);
+        }
+        if (buf.readableBytes() >= 5) {
+            byte version = buf.getByte(start + 4);
+            if (version != ProtocolVersion.CURRENT) {
+                buf.skipBytes(buf.readableBytes());
+                throw new FramingLostException("unsupported protocol version " + version);
+            }
+        }
+        return length > maxFrameLength ? 4 + RequestDescriptor.SEQUENCE_OFFSET + 8 : 4 + length;
+    }
+
+    /**
+     * The read ended inside a frame: its bytes so far move to a buffer of their own (sized for the
+     * whole frame once its length is known), so the next read is split in place instead of being
+     * appended to this one. Only the frame that straddles two reads is ever copied.
+     */
+    private void stash(ChannelHandlerContext ctx, ByteBuf in) {
+        int have = in.readableBytes();
+        long wanted = wholeFrameBytes(in);
+        partial = ctx.alloc().ioBuffer((int) Math.max(have, wanted < 0 ? 64 : wanted));
+        partial.writeBytes(in);
+    }
+
+    /**
+     * Moves bytes of this read into the straddling frame, up to its end.
+     *
+     * @return true when it is now whole (it is handled by {@link #split}), false when this read
+     *         ended before it did (all of it was taken)
+     */
+    private boolean fillPartial(ByteBuf in) {
+        while (true) {
+            long wanted = wholeFrameBytes(partial);
+            long need = (wanted < 0 ? 4 : wanted) - partial.readableBytes();
+            if (need <= 0) {
+                return true;
+            }
+            int n = (int) Math.min(need, in.readableBytes());
+            if (n == 0) {
+                return false;
+            }
+            partial.ensureWritable(n);
+            partial.writeBytes(in, n);
+        }
+    }
+
+    private void dropPartial() {
+        if (partial != null) {
+            partial.release();
+            partial = null;
+        }
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) throws Exception {
+        dropPartial();
+        super.handlerRemoved0(ctx);
     }
 }

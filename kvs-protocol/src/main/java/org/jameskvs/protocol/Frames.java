@@ -73,10 +73,9 @@ public final class Frames {
     /** Starts a response frame; finish it with {@link #finishFrame(ByteBuf, int)}. */
     public static int beginResponse(ByteBuf out, byte opcode, Status status, long sequence, long txn) {
         int start = out.writerIndex();
-        out.writeInt(0);
-        out.writeByte(ProtocolVersion.CURRENT);
-        out.writeByte(opcode);
-        out.writeShort(status.code());
+        // length placeholder (4), version (1), opcode (1), status (2) as one long: one bounds check
+        // instead of four on the server's per-response path
+        out.writeLong((long) (ProtocolVersion.CURRENT & 0xFF) << 24 | (opcode & 0xFF) << 16 | status.code() & 0xFFFF);
         out.writeLong(sequence);
         out.writeLong(txn);
         return start;

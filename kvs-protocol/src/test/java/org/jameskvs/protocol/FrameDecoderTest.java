@@ -47,6 +47,80 @@ class FrameDecoderTest {
     }
 
     @Test
+    void readsAreSplitInPlaceAndOnlyTheStraddlingFrameIsCopied() {
+        CountingAllocator alloc = new CountingAllocator();
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.config().setAllocator(alloc);
+        ch.pipeline().addLast(FrameDecoder.forRequests(1 << 20));
+        ByteBuf all = Unpooled.buffer();
+        for (int i = 0; i < 10; i++) {
+            Requests.delete(all, i, 3, ("id-" + i).getBytes(StandardCharsets.UTF_8));
+        }
+        int frame = all.readableBytes() / 10;
+        // reads of 2.5 frames: every other read ends inside a frame
+        int read = frame * 5 / 2;
+        int reads = 0;
+        while (all.isReadable()) {
+            ch.writeInbound(all.readRetainedSlice(Math.min(read, all.readableBytes())));
+            reads++;
+        }
+        all.release();
+        for (int i = 0; i < 10; i++) {
+            ByteBuf f = ch.readInbound();
+            assertThat(Frames.requestSequence(f)).isEqualTo(i);
+            f.release();
+        }
+        // one frame-sized buffer per read that ended inside a frame, never a copy of a whole read
+        assertThat(alloc.allocated).hasSizeLessThanOrEqualTo(reads);
+        assertThat(alloc.allocated).allSatisfy(b -> assertThat(b.capacity()).isLessThanOrEqualTo(Math.max(frame, 64)));
+        assertThat(ch.finish()).isFalse();
+        assertThat(alloc.allocated).allSatisfy(b -> assertThat(b.refCnt()).isZero());
+    }
+
+    @Test
+    void aFrameCutByTheEndOfTheConnectionLeaksNothing() {
+        CountingAllocator alloc = new CountingAllocator();
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.config().setAllocator(alloc);
+        ch.pipeline().addLast(FrameDecoder.forRequests(1 << 20));
+        ByteBuf all = twoPuts();
+        ByteBuf firstAndHalf = all.readRetainedSlice(all.readableBytes() - 5);
+        all.release();
+        ch.writeInbound(firstAndHalf);
+        ByteBuf put = ch.readInbound();
+        put.release();
+        assertThat(alloc.allocated).hasSize(1);
+        assertThat(ch.finish()).isFalse();
+        assertThat(firstAndHalf.refCnt()).isZero();
+        assertThat(alloc.allocated.get(0).refCnt()).isZero();
+    }
+
+    /** Records the buffers the decoder allocates (for the frame that straddles two reads). */
+    private static final class CountingAllocator extends io.netty.buffer.AbstractByteBufAllocator {
+        final java.util.List<ByteBuf> allocated = new java.util.ArrayList<>();
+
+        @Override
+        protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+            return record(Unpooled.directBuffer(initialCapacity, maxCapacity));
+        }
+
+        @Override
+        protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+            return record(Unpooled.buffer(initialCapacity, maxCapacity));
+        }
+
+        private ByteBuf record(ByteBuf b) {
+            allocated.add(b);
+            return b;
+        }
+
+        @Override
+        public boolean isDirectBufferPooled() {
+            return false;
+        }
+    }
+
+    @Test
     void oversizedFrameIsSkippedAcrossReadsAndFramingKept() {
         ByteBuf big = Unpooled.buffer();
         Requests.put(big, 1, 1, "big".getBytes(StandardCharsets.UTF_8), 0, 0, new byte[0], new byte[5000]);

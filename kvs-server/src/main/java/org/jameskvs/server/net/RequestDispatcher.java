@@ -31,6 +31,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     private static final int RESPONSE_CHUNK = 256 * 1024;
 
     private final ServerContext server;
+    /** This handler's context, from the first frame on. */
+    private ChannelHandlerContext ctx;
     private final IntObjectHashMap<QueueHandle> handles = new IntObjectHashMap<>();
     private int nextHandle = 1;
     private ByteBuf pending;
@@ -42,30 +44,58 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         this.server = server;
     }
 
+    /**
+     * Frames arrive here through the pipeline only until the first one: reaching this handler means
+     * the connection is authenticated, so from then on {@link RequestFrames} hands them over in place.
+     */
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (this.ctx == null) {
+            this.ctx = ctx;
+            RequestFrames frames = ctx.pipeline().get(RequestFrames.class);
+            if (frames != null) {
+                frames.deliverTo(this);
+            }
+        }
+        if (msg instanceof OversizedFrame big) {
+            oversized(big.opcode(), big.sequence(), big.length());
+            return;
+        }
+        ByteBuf frame = (ByteBuf) msg;
+        try {
+            frame(frame);
+        } finally {
+            frame.release();
+        }
+    }
+
+    /** One request frame, valid only during the call (reader index at its version byte). */
+    void frame(ByteBuf frame) {
+        ByteBuf out = pendingResponses();
+        handle(ctx, frame, out);
+        if (out.readableBytes() >= RESPONSE_CHUNK) {
+            ctx.write(out, ctx.voidPromise());
+            server.metrics.bytesSent(out.readableBytes());
+            pending = ctx.alloc().ioBuffer(4096);
+        }
+    }
+
+    /** A frame over the limit, whose bytes the framing skips. */
+    void oversized(byte opcode, long sequence, long length) {
+        ByteBuf out = pendingResponses();
+        Frames.writeError(out, opcode, Status.FRAME_TOO_LARGE, sequence, 0,
+                "frame of " + length + " bytes exceeds the limit of " + server.config.maxFrameBytes());
+        server.metrics.error(Status.FRAME_TOO_LARGE);
+    }
+
+    /** The responses of the current block, starting a block with the first request of a read. */
+    private ByteBuf pendingResponses() {
         if (pending == null) {
             pending = ctx.alloc().ioBuffer(4096);
             blockStart = System.nanoTime();
         }
         blockRequests++;
-        if (msg instanceof OversizedFrame big) {
-            Frames.writeError(pending, big.opcode(), Status.FRAME_TOO_LARGE, big.sequence(), 0,
-                    "frame of " + big.length() + " bytes exceeds the limit of " + server.config.maxFrameBytes());
-            server.metrics.error(Status.FRAME_TOO_LARGE);
-            return;
-        }
-        ByteBuf frame = (ByteBuf) msg;
-        try {
-            handle(ctx, frame, pending);
-        } finally {
-            frame.release();
-        }
-        if (pending.readableBytes() >= RESPONSE_CHUNK) {
-            ctx.write(pending, ctx.voidPromise());
-            server.metrics.bytesSent(pending.readableBytes());
-            pending = ctx.alloc().ioBuffer(4096);
-        }
+        return pending;
     }
 
     @Override

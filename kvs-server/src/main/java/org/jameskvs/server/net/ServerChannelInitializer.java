@@ -4,13 +4,13 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
-import org.jameskvs.protocol.FrameDecoder;
 
 /**
  * One handler per concern, in this order:
  * <pre>
  * [tls]      SslHandler              (only with tls.enabled)
- * frames     FrameDecoder            bytes -> frames; oversized frames skipped; lost framing -> exception
+ * frames     RequestFrames           bytes -> frames; oversized frames skipped; lost framing -> exception;
+ *                                    once authenticated, frames go straight to requests, in place
  * conn       ConnectionTracker       counts connections for metrics, registers channels for shutdown
  * auth       AuthenticationHandler   AUTH first; removes itself once authenticated
  * requests   RequestDispatcher       applies requests in order, answers in blocks after group commit
@@ -34,7 +34,7 @@ public final class ServerChannelInitializer extends ChannelInitializer<SocketCha
         if (ssl != null) {
             p.addLast("tls", ssl.newHandler(ch.alloc()));
         }
-        p.addLast("frames", FrameDecoder.forRequests(server.config.maxFrameBytes()));
+        p.addLast("frames", new RequestFrames(server.config.maxFrameBytes()));
         p.addLast("conn", tracker);
         p.addLast("auth", new AuthenticationHandler(server.config.user(), server.config.password()));
         p.addLast("requests", new RequestDispatcher(server));

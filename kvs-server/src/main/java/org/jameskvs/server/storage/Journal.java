@@ -3,6 +3,8 @@ package org.jameskvs.server.storage;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.bytes.MappedBytesStore;
+import net.openhft.chronicle.core.io.ReferenceOwner;
 import net.openhft.chronicle.core.time.TimeProvider;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
@@ -70,6 +72,10 @@ final class Journal implements AutoCloseable {
     /** The file the last record went to, for {@link #fileForCycle}'s fast path. */
     private CycleFile lastWritten;
     private final JournalPageWarmer warmer;
+    /** The chunk of Chronicle's mapping published to the warmer (reserved by {@link #WARMER}), and where it lies. */
+    private MappedBytesStore publishedStore;
+    private WriterMapping publishedMapping;
+    private static final ReferenceOwner WARMER = ReferenceOwner.temporary("kvs-journal-warmer");
 
     private Journal(StoreConfig config) {
         this.config = config;
@@ -82,7 +88,8 @@ final class Journal implements AutoCloseable {
                 .build();
         byNo.add(null); // fileNo 0 is never used, so location 0 means "none"
         this.warmer = t.warmAheadBytes() > 0
-                ? new JournalPageWarmer(t.warmAheadBytes(), "kvs-journal-warmer-" + config.directory().getFileName())
+                ? new JournalPageWarmer(t.warmAheadBytes(), "kvs-journal-warmer-" + config.directory().getFileName(),
+                        config.fsyncPolicy() == FsyncPolicy.NONE)
                 : null;
     }
 
@@ -313,6 +320,7 @@ final class Journal implements AutoCloseable {
         Bytes<?> bytes = blockBytes;
         block = null;
         blockBytes = null;
+        noteWriterMapping(bytes);
         try {
             if (bytes.writePosition() == blockStart + JournalBlockDescriptor.HEADER_SIZE) {
                 dc.rollbackOnClose(); // its only record failed: a block is never empty
@@ -503,11 +511,46 @@ final class Journal implements AutoCloseable {
         return true;
     }
 
-    /** Tells the page warmer where the writer is (once per block of requests, at commit). */
+    /** Tells the page warmer where the writer is, and its mapping there (once per block of requests, at commit). */
     void announceWritePosition() {
         CycleFile f = lastWritten;
         if (warmer != null && f != null && byNo.get(f.fileNo) == f) {
-            warmer.writing(f.path, f.end);
+            warmer.writing(f.path, f.end, publishedMapping);
+        }
+    }
+
+    /**
+     * Store thread, as a block closes: notes the chunk of Chronicle's mapping the block went to and,
+     * when it changed, reserves it for the warmer (so it stays mapped while published) and releases
+     * the one published before.
+     */
+    private void noteWriterMapping(Bytes<?> bytes) {
+        if (warmer == null || !warmer.populates()) {
+            return;
+        }
+        try {
+            if (bytes.bytesStore() instanceof MappedBytesStore store && store != publishedStore) {
+                store.reserve(WARMER);
+                releasePublishedMapping();
+                publishedStore = store;
+                publishedMapping = new WriterMapping(store.addressForWrite(store.start()), store.start(),
+                        store.safeLimit());
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("journal mapping not published to the page warmer: {}", e.toString());
+        }
+    }
+
+    private void releasePublishedMapping() {
+        MappedBytesStore store = publishedStore;
+        publishedStore = null;
+        publishedMapping = null;
+        if (store != null) {
+            try {
+                store.release(WARMER);
+            } catch (RuntimeException e) {
+                LOG.debug("journal mapping release: {}", e.toString());
+            }
         }
     }
 
@@ -572,6 +615,7 @@ final class Journal implements AutoCloseable {
         }
         if (warmer != null) {
             warmer.close();
+            releasePublishedMapping();
         }
         for (Iterator<CycleFile> it = byCycle.values().iterator(); it.hasNext(); ) {
             it.next().closeChannel();

@@ -1,0 +1,15 @@
+package org.jameskvs.server.storage;
+
+/**
+ * Where the journal writer's memory mapping of its current file lies: file offsets
+ * {@code [start, end)} are mapped at {@code baseAddress} onwards (Chronicle maps a file in chunks;
+ * this is the chunk the last block went to). The store thread keeps the chunk reserved while it is
+ * published, so the mapping stays valid for the {@link JournalPageWarmer}, which only ever passes
+ * these addresses to the kernel to populate, never reads or writes through them.
+ */
+record WriterMapping(long baseAddress, long start, long end) {
+    /** Address of a file offset inside the mapping. */
+    long address(long fileOffset) {
+        return baseAddress + (fileOffset - start);
+    }
+}
