@@ -23,8 +23,9 @@ import org.jameskvs.bench.replication.ReplicatedTarget;
  *      --add-opens=java.base/java.lang=ALL-UNNAMED \
  *      org.jameskvs.bench.CpuPerTransaction [targets=kvs-2copies,kvs-1copy,redis-aof] [seconds=10] [bytes=1024] [batch=1000]
  * </pre>
- * Prints one table: transactions, wall-clock rate, and microseconds of CPU per transaction of the
- * client process (split by thread) and of each server process.
+ * Prints one table: transactions, wall-clock rate, microseconds of CPU per transaction of the
+ * client process (split by thread) and of each server process, and the client's bytes allocated per
+ * transaction.
  */
 public final class CpuPerTransaction {
 
@@ -33,7 +34,7 @@ public final class CpuPerTransaction {
         int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
         int bytes = args.length > 2 ? Integer.parseInt(args[2]) : 1024;
         int batch = args.length > 3 ? Integer.parseInt(args[3]) : 1000;
-        StringBuilder table = new StringBuilder(String.format("%n| target | tx | tx/s (wall) | client us/tx | servers us/tx | total us/tx | client threads us/tx |%n|---|---:|---:|---:|---:|---:|---|%n"));
+        StringBuilder table = new StringBuilder(String.format("%n| target | tx | tx/s (wall) | client us/tx | servers us/tx | total us/tx | client B/tx | client threads us/tx |%n|---|---:|---:|---:|---:|---:|---:|---|%n"));
         for (String t : targets) {
             table.append(run(t, seconds, bytes, batch)).append('\n');
         }
@@ -55,12 +56,14 @@ public final class CpuPerTransaction {
             ThreadMXBean threads = ManagementFactory.getThreadMXBean();
             Map<Long, Long> threadCpu0 = threadCpu(threads);
             Map<Long, String> names = threadNames(threads);
+            long alloc0 = allocated(threads);
             long proc0 = processCpu();
             long[] servers0 = target.serverProcesses().stream().mapToLong(CpuPerTransaction::cpuOf).toArray();
             long wall0 = System.nanoTime();
             long tx = runFor(target, ids, body, round, Duration.ofSeconds(seconds));
             long wall = System.nanoTime() - wall0;
             long proc = processCpu() - proc0;
+            long alloc = allocated(threads) - alloc0;
             long[] servers1 = target.serverProcesses().stream().mapToLong(CpuPerTransaction::cpuOf).toArray();
             long serverNanos = 0;
             StringBuilder perServer = new StringBuilder();
@@ -77,8 +80,8 @@ public final class CpuPerTransaction {
             byName.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
                     .filter(e -> e.getValue() * 1.0 / tx >= 50) // >= 0.05 us/tx
                     .forEach(e -> perThread.append(perThread.isEmpty() ? "" : ", ").append(e.getKey()).append(' ').append(us(e.getValue(), tx)));
-            return String.format("| %s | %,d | %,.0f | %s | %s = %s | %s | %s |", name, tx, tx * 1e9 / wall, us(proc, tx),
-                    perServer, us(serverNanos, tx), us(proc + serverNanos, tx), perThread);
+            return String.format("| %s | %,d | %,.0f | %s | %s = %s | %s | %,d | %s |", name, tx, tx * 1e9 / wall, us(proc, tx),
+                    perServer, us(serverNanos, tx), us(proc + serverNanos, tx), alloc / tx, perThread);
         }
     }
 
@@ -114,6 +117,16 @@ public final class CpuPerTransaction {
 
     private static long cpuOf(Process p) {
         return p.toHandle().info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+    }
+
+    /** Bytes allocated so far by the live threads of this process (approximate: threads that ended are not counted). */
+    private static long allocated(ThreadMXBean threads) {
+        long[] ids = threads.getAllThreadIds();
+        long sum = 0;
+        for (long b : ((com.sun.management.ThreadMXBean) threads).getThreadAllocatedBytes(ids)) {
+            sum += Math.max(0, b);
+        }
+        return sum;
     }
 
     private static Map<Long, Long> threadCpu(ThreadMXBean threads) {

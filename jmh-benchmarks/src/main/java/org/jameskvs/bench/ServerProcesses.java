@@ -53,6 +53,13 @@ public final class ServerProcesses {
         for (String line : extraConfig) {
             sb.append(line).append('\n');
         }
+        // e.g. KVS_SERVER_CONFIG="metrics.enabled=true;metrics.port=0" to watch the servers' block sizes
+        String extraEnv = System.getenv("KVS_SERVER_CONFIG");
+        if (extraEnv != null && !extraEnv.isBlank()) {
+            for (String line : extraEnv.split(";")) {
+                sb.append(line.trim()).append('\n');
+            }
+        }
         Files.writeString(conf, sb.toString());
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
