@@ -412,7 +412,7 @@ public final class QueueReplica {
         NodeOp kind = op.purpose == ReplicaOp.Purpose.RECORD ? null : op.kind;
         if (s.retried && ((kind == NodeOp.PUT && st == Status.DUPLICATE_ID) || (kind == NodeOp.DELETE && st == Status.NOT_FOUND))) {
             // Maybe applied before the path switch, maybe not: the other copy's answer decides.
-            op.ambiguous.add(m);
+            op.addAmbiguous(m);
             return Status.OK;
         }
         if (m.sync == SyncState.REBUILDING && op.purpose == ReplicaOp.Purpose.CLIENT
@@ -421,7 +421,7 @@ public final class QueueReplica {
             // message is then absent from both copies at once; a replaced one has its new state on
             // one copy only until copied, so that ack waits for the rebuild.
             op.awaitsCopy |= kind == NodeOp.REPLACE;
-            op.ambiguous.add(m);
+            op.addAmbiguous(m);
             return Status.OK;
         }
         if (op.purpose == ReplicaOp.Purpose.COPY && st == Status.DUPLICATE_ID) {

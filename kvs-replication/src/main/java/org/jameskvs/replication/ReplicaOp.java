@@ -60,7 +60,7 @@ final class ReplicaOp {
      * answering NOT_FOUND to a DELETE/REPLACE of a message not copied yet. They take the outcome of
      * the other copy; when every answer is like that the mutation succeeded.
      */
-    final Set<Member> ambiguous = MemberMap.newSet();
+    Set<Member> ambiguous = Set.of(); // rare: a real set on the first add (see addAmbiguous)
     /** A member that should have taken this mutation was isolated: the outcome is not two copies. */
     boolean degraded;
     boolean done;
@@ -82,6 +82,13 @@ final class ReplicaOp {
         this.kind = kind;
         this.purpose = purpose;
         this.createdAt = now;
+    }
+
+    void addAmbiguous(Member m) {
+        if (ambiguous.isEmpty()) {
+            ambiguous = MemberMap.newSet();
+        }
+        ambiguous.add(m);
     }
 
     boolean isClientRead() {

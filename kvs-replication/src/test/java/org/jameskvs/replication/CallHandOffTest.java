@@ -27,7 +27,17 @@ class CallHandOffTest {
     }
 
     @Test
-    void outcomesArriveInCoreOrderOnTheCallbackThread() {
+    void outcomesArriveInCoreOrderOnTheCallbackThread() throws Exception {
+        // Hold the core until every continuation is registered (a continuation registered after its
+        // future completed would run on the registering thread: that says nothing about us).
+        java.util.concurrent.CountDownLatch registered = new java.util.concurrent.CountDownLatch(1);
+        core.execute(() -> {
+            try {
+                registered.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
         List<String> seen = java.util.Collections.synchronizedList(new ArrayList<>());
         List<CompletableFuture<Integer>> outs = new ArrayList<>();
         for (int i = 0; i < 10_000; i++) {
@@ -35,6 +45,7 @@ class CallHandOffTest {
             outs.add(calls.submit(c -> CompletableFuture.completedFuture(n), why -> -1)
                     .whenComplete((v, t) -> seen.add(Thread.currentThread().getName() + ":" + v)));
         }
+        registered.countDown();
         CompletableFuture.allOf(outs.toArray(new CompletableFuture[0])).join();
         for (int i = 0; i < outs.size(); i++) {
             assertThat(outs.get(i).join()).isEqualTo(i);
