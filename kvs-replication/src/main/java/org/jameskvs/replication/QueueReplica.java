@@ -224,7 +224,7 @@ public final class QueueReplica {
             return;
         }
         op.positionSpace = readCopyChanges;
-        op.awaiting.add(m);
+        op.await(m);
         sendTo(m, op, false);
     }
 
@@ -259,7 +259,7 @@ public final class QueueReplica {
 
     private void dispatch(ReplicaOp op, List<Member> targets) {
         for (Member m : targets) {
-            op.awaiting.add(m);
+            op.await(m);
         }
         for (Member m : targets) {
             if (op.kind.isMutation()) {
@@ -326,7 +326,7 @@ public final class QueueReplica {
                 if (op.kind.isMutation()) {
                     op.answers.put(m, r);
                     op.effective.put(m, eff);
-                    op.awaiting.remove(m);
+                    op.answered(m);
                     completeIfAnswered(op);
                 } else {
                     completeRead(op, r);
@@ -345,7 +345,7 @@ public final class QueueReplica {
                     sendTo(m, op, false);
                     return;
                 }
-                op.awaiting.remove(m);
+                op.answered(m);
                 if (eff != Status.OK) {
                     markNg(m, "record write refused: " + r.status());
                     return;
@@ -431,7 +431,7 @@ public final class QueueReplica {
     }
 
     private void completeIfAnswered(ReplicaOp op) {
-        if (!op.awaiting.isEmpty() || op.done) {
+        if (op.awaitsAny() || op.done) {
             return;
         }
         op.done = true;
@@ -567,7 +567,7 @@ public final class QueueReplica {
 
     /** The open completes once its first record is on every copy still a member (at least one). */
     private void recordSettled(ReplicaOp op) {
-        if (op != openRecordOp || !op.awaiting.isEmpty()) {
+        if (op != openRecordOp || op.awaitsAny()) {
             return;
         }
         openRecordOp = null;
@@ -774,7 +774,7 @@ public final class QueueReplica {
         for (Sent s : all) {
             core.forget(s.token);
             ReplicaOp op = s.op;
-            op.awaiting.remove(m);
+            op.answered(m);
             if (op.purpose == ReplicaOp.Purpose.RECORD) {
                 recordSettled(op);
             }
@@ -789,7 +789,7 @@ public final class QueueReplica {
                     }
                 } else if (!op.done) {
                     if (failWith == null && phase == Phase.READY) {
-                        op.awaiting.clear();
+                        op.awaitNone();
                         readOp(op); // another in-sync copy, if any
                     } else {
                         failRead(op, failWith == null ? Status.TIMEOUT : failWith, why);

@@ -50,7 +50,10 @@ final class ReplicaOp {
     CompletableFuture<ReadResult> read;
     CompletableFuture<QueueStat> stat;
 
-    final Set<Member> awaiting = MemberMap.newSet();
+    // The members whose answer is awaited: two in fields (the usual case), more in a set.
+    private Member await0;
+    private Member await1;
+    private Set<Member> awaitMore;
     final MemberMap<NodeResponse> answers = new MemberMap<>();
     /** Effective status per member after the replication's reading of it (DUPLICATE_ID on a retry = OK, ...). */
     final MemberMap<org.jameskvs.protocol.Status> effective = new MemberMap<>();
@@ -82,6 +85,44 @@ final class ReplicaOp {
         this.kind = kind;
         this.purpose = purpose;
         this.createdAt = now;
+    }
+
+    void await(Member m) {
+        if (m == await0 || m == await1 || (awaitMore != null && awaitMore.contains(m))) {
+            return;
+        }
+        if (await0 == null) {
+            await0 = m;
+        } else if (await1 == null) {
+            await1 = m;
+        } else {
+            if (awaitMore == null) {
+                awaitMore = MemberMap.newSet();
+            }
+            awaitMore.add(m);
+        }
+    }
+
+    void answered(Member m) {
+        if (await0 == m) {
+            await0 = null;
+        }
+        if (await1 == m) {
+            await1 = null;
+        }
+        if (awaitMore != null) {
+            awaitMore.remove(m);
+        }
+    }
+
+    boolean awaitsAny() {
+        return await0 != null || await1 != null || (awaitMore != null && !awaitMore.isEmpty());
+    }
+
+    void awaitNone() {
+        await0 = null;
+        await1 = null;
+        awaitMore = null;
     }
 
     void addAmbiguous(Member m) {
