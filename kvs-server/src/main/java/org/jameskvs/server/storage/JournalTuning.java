@@ -26,8 +26,9 @@ import net.openhft.chronicle.queue.RollCycles;
  *                            (1.0 = always; 0.5 bounds space amplification near 2x)
  * @param copyBudgetBytes     bytes copied forward per {@code maintenance()} call, so one call never
  *                            stalls the event loop for long
- * @param warmAheadBytes      how far ahead of the writer {@link JournalPageWarmer} brings journal
- *                            pages into the page cache, off the store thread (0 = no warming thread)
+ * @param warmAheadBytes      how far ahead of the writer {@link JournalPageWarmer} prepares journal
+ *                            pages (populated or read into the page cache), off the store thread
+ *                            (0 = no warming thread)
  */
 public record JournalTuning(RollCycle rollCycle, TimeProvider timeProvider, long blockSize,
                             long compactMinAgeMillis, double compactMaxLiveRatio, long copyBudgetBytes,
