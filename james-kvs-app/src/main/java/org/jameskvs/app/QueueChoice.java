@@ -1,9 +1,11 @@
 package org.jameskvs.app;
 
+import java.util.List;
 import java.util.Locale;
 
-import org.apache.james.GuiceJamesServer;
 import org.jameskvs.james.guice.KvsMailQueueModule;
+
+import com.google.inject.Module;
 
 
 /**
@@ -17,22 +19,22 @@ public enum QueueChoice {
      */
     KVS("kvs") {
         @Override
-        GuiceJamesServer applyTo(GuiceJamesServer server) {
-            return server.overrideWith(new KvsMailQueueModule());
+        List<Module> overrides() {
+            return List.of(new KvsMailQueueModule());
         }
     },
     /** James's stock in-memory queue (what the memory app ships with): nothing is overridden. */
     MEMORY("memory") {
         @Override
-        GuiceJamesServer applyTo(GuiceJamesServer server) {
-            return server;
+        List<Module> overrides() {
+            return List.of();
         }
     },
     /** James's stock durable queue: embedded ActiveMQ with KahaDB under var/store/activemq. */
     ACTIVEMQ("activemq") {
         @Override
-        GuiceJamesServer applyTo(GuiceJamesServer server) {
-            return server.overrideWith(new ActiveMQBaselineQueueModule());
+        List<Module> overrides() {
+            return List.of(new ActiveMQBaselineQueueModule());
         }
     };
 
@@ -48,7 +50,8 @@ public enum QueueChoice {
         return label;
     }
 
-    abstract GuiceJamesServer applyTo(GuiceJamesServer server);
+    /** The modules that override the memory app's to put this queue in (none for its own queue). */
+    abstract List<Module> overrides();
 
     public static QueueChoice fromSystemProperties() {
         return parse(System.getProperty(PROPERTY, KVS.label));

@@ -21,13 +21,10 @@ import org.apache.james.core.MaybeSender;
 import org.apache.james.server.core.MailImpl;
 import org.apache.mailet.Attribute;
 import org.apache.mailet.AttributeName;
-import org.apache.mailet.AttributeValue;
 import org.apache.mailet.Mail;
 import org.apache.mailet.PerRecipientHeaders;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * Compact, versioned binary form of a whole James {@link Mail}: envelope, attributes and the MIME
@@ -50,6 +47,7 @@ import com.fasterxml.jackson.databind.JsonNode;
  * i32   n                  per-recipient headers: n recipients, each
  *         str recipient, i32 m, m x (str name, str value)
  * i32   n                  attributes, each: str name, str value as AttributeValue JSON
+ *                          (AttributeValue.toJson, written and read by AttributeJson)
  * u8    hasMessage         0 = the mail has no MimeMessage
  * tail                     the MIME bytes as MimeMessage.writeTo wrote them
  * </pre>
@@ -190,15 +188,15 @@ public final class MailCodec {
 
     private static void writeAttributes(DataOutputStream out, Mail mail) throws IOException {
         List<String[]> serialized = new ArrayList<>();
-        mail.attributes().forEach(attribute -> {
-            Optional<JsonNode> json = attribute.getValue().toJson();
-            if (json.isPresent()) {
-                serialized.add(new String[] {attribute.getName().asString(), json.get().toString()});
+        for (Attribute attribute : (Iterable<Attribute>) mail.attributes()::iterator) {
+            String json = AttributeJson.write(attribute.getValue());
+            if (json != null) {
+                serialized.add(new String[] {attribute.getName().asString(), json});
             } else {
                 LOGGER.warn("Mail {}: attribute {} has no serializer and is not stored", mail.getName(),
                     attribute.getName().asString());
             }
-        });
+        }
         out.writeInt(serialized.size());
         for (String[] attribute : serialized) {
             writeString(out, attribute[0]);
@@ -211,7 +209,7 @@ public final class MailCodec {
         List<Attribute> attributes = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             AttributeName name = AttributeName.of(readString(in));
-            attributes.add(new Attribute(name, AttributeValue.fromJsonString(readString(in))));
+            attributes.add(new Attribute(name, AttributeJson.read(readString(in))));
         }
         return attributes;
     }

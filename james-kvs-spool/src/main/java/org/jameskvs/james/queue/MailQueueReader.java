@@ -7,11 +7,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.james.queue.api.MailQueue.MailQueueItem;
 import org.jameskvs.client.QueueStat;
@@ -72,6 +73,9 @@ final class MailQueueReader implements AutoCloseable {
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
     private final List<FluxSink<MailQueueItem>> sinks = new CopyOnWriteArrayList<>();
     private final AtomicBoolean drainPending = new AtomicBoolean();
+    /** Levels (bit per level) enqueued to since the last drain, and those of them that got delayed mail. */
+    private final AtomicInteger enqueuedLevels = new AtomicInteger();
+    private final AtomicInteger delayedLevels = new AtomicInteger();
     private final ScheduledExecutorService loop;
     // State below is only touched on the loop thread.
     private final Map<Integer, Cursor> cursors = new HashMap<>();
@@ -84,11 +88,15 @@ final class MailQueueReader implements AutoCloseable {
         this.levels = levels;
         this.configuration = configuration;
         this.itemFactory = itemFactory;
-        this.loop = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
             Thread thread = new Thread(runnable, "kvs-mailqueue-reader-" + queueName);
             thread.setDaemon(true);
             return thread;
         });
+        // A wake-up replaced by an earlier one is cancelled: removed at once, not left queued until its
+        // time (the task queue's array grows to its largest size and never shrinks).
+        executor.setRemoveOnCancelPolicy(true);
+        this.loop = executor;
     }
 
     Flux<MailQueueItem> subscribe() {
@@ -99,13 +107,36 @@ final class MailQueueReader implements AutoCloseable {
         });
     }
 
-    /** A mail was enqueued (or re-enqueued) at {@code level}: read that level's tail again. */
+    /**
+     * A mail was enqueued (or re-enqueued) at {@code level}: read that level's tail again. Only sets a
+     * bit and asks for one drain: a burst of enqueues while the loop waits for a READ costs one task,
+     * not one per mail (the loop's task queue array would otherwise grow to the burst and stay so).
+     */
     void onEnqueued(int level, boolean delayed) {
-        execute(() -> {
-            Cursor cursor = cursor(level);
-            cursor.caughtUp = false;
-            cursor.mayHoldDelayed |= delayed;
-        });
+        int bit = 1 << level;
+        if (delayed) {
+            delayedLevels.accumulateAndGet(bit, MailQueueReader::or);
+        }
+        enqueuedLevels.accumulateAndGet(bit, MailQueueReader::or);
+        signal();
+    }
+
+    /** Applies the enqueue notifications received since the last drain (loop thread). */
+    private void applyEnqueued() {
+        int enqueued = enqueuedLevels.getAndSet(0);
+        int delayed = delayedLevels.getAndSet(0);
+        for (int level = MailPriority.LOWEST; level <= MailPriority.HIGHEST; level++) {
+            int bit = 1 << level;
+            if (((enqueued | delayed) & bit) != 0) {
+                Cursor cursor = cursor(level);
+                cursor.caughtUp = false;
+                cursor.mayHoldDelayed |= (delayed & bit) != 0;
+            }
+        }
+    }
+
+    private static int or(int a, int b) {
+        return a | b;
     }
 
     /** Mail handed out is done (deleted or re-enqueued): forget it. */
@@ -146,6 +177,7 @@ final class MailQueueReader implements AutoCloseable {
 
     private void drain() {
         drainPending.set(false);
+        applyEnqueued();
         try {
             while (true) {
                 FluxSink<MailQueueItem> sink = nextSinkWithDemand();
