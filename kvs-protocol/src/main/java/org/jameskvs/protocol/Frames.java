@@ -39,10 +39,8 @@ public final class Frames {
      */
     public static int beginRequest(ByteBuf out, Opcode op, long sequence, int handle) {
         int start = out.writerIndex();
-        out.writeInt(0);
-        out.writeByte(ProtocolVersion.CURRENT);
-        out.writeByte(op.code());
-        out.writeShort(0);
+        // length placeholder (4), version (1), opcode (1), flags 0 (2) as one long (the client's per-request path)
+        out.writeLong((long) (ProtocolVersion.CURRENT & 0xFF) << 24 | (op.code() & 0xFF) << 16);
         out.writeLong(sequence);
         out.writeInt(handle);
         return start;
