@@ -4,7 +4,7 @@ package org.jameskvs.server.storage;
  * Byte layout of one journal <i>block</i>: the raw content of one Chronicle Queue document (Chronicle's
  * own 4-byte document header precedes it and is not part of the block). A block holds the records
  * ({@link JournalRecordDescriptor}) written between two group commits: the server applies the
- * requests of one socket read, then commits, and the commit closes the block. One document per
+ * requests it has read from its connections, then commits, and the commit closes the block. One document per
  * block instead of one per record is what makes a record cheap to append: Chronicle's per-document
  * work (write lock, header, index entry) is paid once per group commit.
  *
