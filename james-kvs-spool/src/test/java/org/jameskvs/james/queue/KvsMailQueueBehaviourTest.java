@@ -256,6 +256,7 @@ class KvsMailQueueBehaviourTest {
         Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> names.size() == 2);
 
         assertThat(names).containsExactly("first", "second");
-        assertThat(System.currentTimeMillis() - start).isBetween(1000L, 3000L);
+        // "second" was not handed out before its delay (how soon after depends on the machine: not asserted).
+        assertThat(System.currentTimeMillis() - start).isGreaterThanOrEqualTo(1000L);
     }
 }
