@@ -39,12 +39,7 @@ class JournalBlockTest {
     private final SetTimeProvider clock = new SetTimeProvider(Instant.parse("2030-01-01T00:00:00Z"));
 
     private StoreConfig config() {
-        return StoreConfig.defaults(dir).withMinFreeDiskBytes(0).withTuning(JournalTuning.defaults()
-                .withRollCycle(TestRollCycles.TEST_SECONDLY, clock).withBlockSize(1 << 20));
-    }
-
-    private static String body(int i) {
-        return ("<BODY-" + i + ">").repeat(60);
+        return secondlyJournal(dir, clock);
     }
 
     /** Puts m[from, to) and commits once: one block. */

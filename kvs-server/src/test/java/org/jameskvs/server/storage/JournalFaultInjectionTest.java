@@ -1,7 +1,6 @@
 package org.jameskvs.server.storage;
 
 import net.openhft.chronicle.core.time.SetTimeProvider;
-import net.openhft.chronicle.queue.rollcycles.TestRollCycles;
 import org.jameskvs.protocol.Status;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,12 +30,7 @@ class JournalFaultInjectionTest {
     private final SetTimeProvider clock = new SetTimeProvider(Instant.parse("2030-01-01T00:00:00Z"));
 
     private StoreConfig config() {
-        return StoreConfig.defaults(dir).withMinFreeDiskBytes(0).withTuning(JournalTuning.defaults()
-                .withRollCycle(TestRollCycles.TEST_SECONDLY, clock).withBlockSize(1 << 20));
-    }
-
-    private static String body(int i) {
-        return ("<BODY-" + i + ">").repeat(60);
+        return secondlyJournal(dir, clock);
     }
 
     /** One put per group commit, i.e. one record per journal block, as a client waiting for each answer gets. */

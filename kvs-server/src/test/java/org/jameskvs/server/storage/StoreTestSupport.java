@@ -16,6 +16,18 @@ final class StoreTestSupport {
     private StoreTestSupport() {
     }
 
+    /** A store whose journal rolls every second of {@code clock} (fault and block tests), no disk floor. */
+    static StoreConfig secondlyJournal(java.nio.file.Path dir, net.openhft.chronicle.core.time.SetTimeProvider clock) {
+        return StoreConfig.defaults(dir).withMinFreeDiskBytes(0).withTuning(JournalTuning.defaults()
+                .withRollCycle(net.openhft.chronicle.queue.rollcycles.TestRollCycles.TEST_SECONDLY, clock)
+                .withBlockSize(1 << 20));
+    }
+
+    /** A recognisable message body of about 600 bytes. */
+    static String body(int i) {
+        return ("<BODY-" + i + ">").repeat(60);
+    }
+
     static byte[] id(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
