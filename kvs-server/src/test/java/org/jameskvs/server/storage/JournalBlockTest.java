@@ -24,6 +24,7 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.jameskvs.server.storage.JournalDamage.*;
 import static org.jameskvs.server.storage.StoreTestSupport.*;
 
 /**
@@ -48,10 +49,6 @@ class JournalBlockTest {
             put(store, q, "m" + i, body(i));
         }
         assertThat(store.commit()).isEqualTo(Status.OK);
-    }
-
-    private static List<String> ids(int from, int to) {
-        return IntStream.range(from, to).mapToObj(i -> "m" + i).toList();
     }
 
     @Test
@@ -112,7 +109,7 @@ class JournalBlockTest {
             block(store, q, 10, 20);
             block(store, q, 20, 30);
         }
-        Path file = single(journalFiles());
+        Path file = single(journalFiles(dir));
         // m10..m14 are intact, but they were committed together with the damaged m15
         flip(file, find(file, "<BODY-15>") + 100);
         try (QueueStore store = QueueStore.open(config())) {
@@ -137,7 +134,7 @@ class JournalBlockTest {
             block(store, q, 0, 10);
             block(store, q, 10, 20);
         }
-        Path file = single(journalFiles());
+        Path file = single(journalFiles(dir));
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
             raf.setLength(find(file, "<BODY-17>"));
         }
@@ -163,7 +160,7 @@ class JournalBlockTest {
             clock.advanceMillis(2000);
             block(store, q, 20, 30);
         }
-        List<Path> files = journalFiles();
+        List<Path> files = journalFiles(dir);
         assertThat(files).hasSize(2);
         flip(files.get(0), find(files.get(0), "<BODY-15>") + 100);
         try (QueueStore store = QueueStore.open(config())) {
@@ -184,7 +181,7 @@ class JournalBlockTest {
             block(store, q, 0, 5);
             block(store, q, 5, 10);
         }
-        Path file = single(journalFiles());
+        Path file = single(journalFiles(dir));
         // the version field of the block holding m5..m9: its header, then m5's PUT record (state "s-m5" at 42 + id length)
         long record = find(file, "s-m5") - (42 + 2);
         long version = record - JournalBlockDescriptor.HEADER_SIZE + JournalBlockDescriptor.VERSION + 3;
@@ -261,38 +258,9 @@ class JournalBlockTest {
         }
     }
 
-    private List<Path> journalFiles() throws IOException {
-        try (Stream<Path> s = Files.list(dir)) {
-            return s.filter(p -> p.toString().endsWith(".cq4")).sorted().toList();
-        }
-    }
-
     private static Path single(List<Path> files) {
         assertThat(files).hasSize(1);
         return files.get(0);
     }
 
-    private static long find(Path file, String marker) throws IOException {
-        byte[] all = Files.readAllBytes(file);
-        byte[] m = marker.getBytes(StandardCharsets.UTF_8);
-        outer:
-        for (int i = 0; i <= all.length - m.length; i++) {
-            for (int j = 0; j < m.length; j++) {
-                if (all[i + j] != m[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        throw new AssertionError("marker not found: " + marker);
-    }
-
-    private static void flip(Path file, long offset) throws IOException {
-        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
-            raf.seek(offset);
-            int b = raf.read();
-            raf.seek(offset);
-            raf.write(b ^ 0x10);
-        }
-    }
 }

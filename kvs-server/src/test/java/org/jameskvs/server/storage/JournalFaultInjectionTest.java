@@ -16,6 +16,7 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.jameskvs.server.storage.JournalDamage.*;
 import static org.jameskvs.server.storage.StoreTestSupport.*;
 
 /**
@@ -41,38 +42,12 @@ class JournalFaultInjectionTest {
         }
     }
 
-    private List<Path> journalFiles() throws IOException {
-        try (Stream<Path> s = Files.list(dir)) {
-            return s.filter(p -> p.toString().endsWith(".cq4")).sorted().toList();
-        }
-    }
-
-    /** File offset of the first occurrence of a marker. */
-    private static long find(Path file, String marker) throws IOException {
-        byte[] all = Files.readAllBytes(file);
-        byte[] m = marker.getBytes(StandardCharsets.UTF_8);
-        outer:
-        for (int i = 0; i <= all.length - m.length; i++) {
-            for (int j = 0; j < m.length; j++) {
-                if (all[i + j] != m[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        throw new AssertionError("marker not found: " + marker);
-    }
-
-    private static List<String> ids(int from, int to) {
-        return IntStream.range(from, to).mapToObj(i -> "m" + i).toList();
-    }
-
     @Test
     void truncatedLastFileKeepsTheIntactPrefix() throws IOException {
         try (QueueStore store = QueueStore.open(config())) {
             write(store, store.create("q", 0, 0), 0, 20);
         }
-        Path last = journalFiles().get(journalFiles().size() - 1);
+        Path last = journalFiles(dir).get(journalFiles(dir).size() - 1);
         long cut = find(last, "<BODY-15>") + 100;
         try (RandomAccessFile raf = new RandomAccessFile(last.toFile(), "rw")) {
             raf.setLength(cut);
@@ -102,7 +77,7 @@ class JournalFaultInjectionTest {
         try (QueueStore store = QueueStore.open(config())) {
             write(store, store.create("q", 0, 0), 0, 20);
         }
-        Path last = journalFiles().get(journalFiles().size() - 1);
+        Path last = journalFiles(dir).get(journalFiles(dir).size() - 1);
         flip(last, find(last, "<BODY-10>") + 300);
         try (QueueStore store = QueueStore.open(config())) {
             assertThat(store.recoveryProblems()).anySatisfy(p -> assertThat(p).contains("CRC32C"));
@@ -126,7 +101,7 @@ class JournalFaultInjectionTest {
             clock.advanceMillis(2000);
             write(store, q, 10, 20);
         }
-        List<Path> files = journalFiles();
+        List<Path> files = journalFiles(dir);
         assertThat(files).hasSize(2);
         flip(files.get(0), find(files.get(0), "<BODY-5>") + 200);
         try (QueueStore store = QueueStore.open(config())) {
@@ -146,7 +121,7 @@ class JournalFaultInjectionTest {
         try (QueueStore store = QueueStore.open(config())) {
             store.create("q", 0, 0);
         }
-        Path last = journalFiles().get(0);
+        Path last = journalFiles(dir).get(0);
         flip(last, find(last, "q"));
         try (QueueStore store = QueueStore.open(config())) {
             assertThat(store.recoveryProblems()).isNotEmpty();
@@ -159,12 +134,4 @@ class JournalFaultInjectionTest {
         }
     }
 
-    private static void flip(Path file, long offset) throws IOException {
-        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
-            raf.seek(offset);
-            int b = raf.read();
-            raf.seek(offset);
-            raf.write(b ^ 0x10);
-        }
-    }
 }

@@ -23,6 +23,11 @@ final class StoreTestSupport {
                 .withBlockSize(1 << 20));
     }
 
+    /** Ids m{from} .. m{to - 1}. */
+    static List<String> ids(int from, int to) {
+        return java.util.stream.IntStream.range(from, to).mapToObj(i -> "m" + i).toList();
+    }
+
     /** A recognisable message body of about 600 bytes. */
     static String body(int i) {
         return ("<BODY-" + i + ">").repeat(60);
