@@ -4,6 +4,7 @@ import org.jameskvs.client.OpenOptions;
 import org.jameskvs.client.OpenResult;
 import org.jameskvs.protocol.OpenMode;
 import org.jameskvs.protocol.Status;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import org.slf4j.Logger;
@@ -12,16 +13,16 @@ import org.slf4j.LoggerFactory;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import io.netty.channel.EventLoop;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
  * Opens replicated queues: the entry point of the James plug-in, with the shape of
- * {@code KvsClient::open}. Runs the replication state machine ({@link ReplicationCore}) on one
- * scheduler thread with the real clock and real {@code KvsClient} connections (two per node:
- * active and standby path). Results are handed to the caller on a separate callback thread, in
- * order, so that callers never run on (or block) the state machine's thread.
+ * {@code KvsClient::open}. Runs the replication state machine ({@link ReplicationCore}) and the I/O
+ * of its {@code KvsClient} connections (two per node: active and standby path) on one Netty event
+ * loop, with the real clock. Results are handed to the caller on a separate callback thread, in
+ * order and in batches ({@link CallHandOff}), so that callers never run on (or block) the state
+ * machine's thread.
  *
  * <pre>
  * ReplicatedQueueOpener opener = ReplicatedQueueOpener.start(ReplicationConfig.fromProperties(p));
@@ -58,14 +59,14 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.coreThread = (EventLoop) coreGroup.next();
+        this.coreThread = coreGroup.next();
         this.callbacks = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "kvs-replication-callbacks");
             t.setDaemon(true);
             return t;
         });
         ReplicationCore[] holder = new ReplicationCore[1];
-        this.transport = new KvsNodeTransport(config, coreGroup.next(), r -> holder[0].onResponse(r));
+        this.transport = new KvsNodeTransport(config, coreThread, r -> holder[0].onResponse(r));
         this.core = new ReplicationCore(config, Clock.SYSTEM, transport);
         holder[0] = core;
         this.calls = new CallHandOff(coreThread, core, callbacks, TimeUnit.MILLISECONDS.toNanos(callBackstopMillis));
