@@ -13,6 +13,9 @@
 #   mailetcontainer.xml   <gateway>/<gatewayPort>  $SINK_HOST / $SINK_PORT
 #   dnsservice.xml        <server>                 $JAMES_DNS_SERVER (Docker's DNS, to resolve $SINK_HOST)
 #   kvs-spool.properties  servers                  $KVS_SERVERS
+#   kvs-spool.properties  password                 first line of $KVS_PASSWORD_FILE (james-conf ships
+#                                                  none; docker-compose.yml's kvs-secret service writes
+#                                                  the rig's; never printed)
 #   kvs-spool.properties  replication.nodes/node.* the nodes of $KVS_SERVERS as kvs1..kvsN (every
 #                                                  queue on two of them, as in the process rig)
 #   webadmin.properties   extensions.routes        + org.apache.james.webadmin.dropwizard.MetricsRoutes,
@@ -20,8 +23,8 @@
 #                                                  james-conf does not list it already)
 #
 # Every change is checked: if james-conf/ no longer has the expected element the container stops with
-# a message instead of running with a loopback setting. Everything else (password, queues, retries,
-# mailets) is used as is. "entrypoint.sh --prepare-only" writes the configuration and exits.
+# a message instead of running with a loopback setting. Everything else (queues, retries, mailets) is
+# used as is. "entrypoint.sh --prepare-only" writes the configuration and exits.
 set -eu
 
 JAMES_HOME="${JAMES_HOME:-/opt/james}"
@@ -29,6 +32,7 @@ JAMES_CONF_SOURCE="${JAMES_CONF_SOURCE:-$JAMES_HOME/conf-source}"
 KVS_SERVERS="${KVS_SERVERS:-kvs1:7400,kvs2:7400,kvs3:7400}"
 SINK_HOST="${SINK_HOST:-sink}"
 SINK_PORT="${SINK_PORT:-2526}"
+KVS_PASSWORD_FILE="${KVS_PASSWORD_FILE:-/run/kvs-secret/password}"
 # 127.0.0.11 is the resolver Docker provides on user-defined networks (compose always creates one).
 JAMES_DNS_SERVER="${JAMES_DNS_SERVER:-127.0.0.11}"
 # Clients that may relay without SMTP AUTH: the private ranges Docker networks are taken from. Port
@@ -62,6 +66,14 @@ override mailetcontainer.xml "s#<gateway>[^<]*</gateway>#<gateway>$SINK_HOST</ga
 override mailetcontainer.xml "s#<gatewayPort>[^<]*</gatewayPort>#<gatewayPort>$SINK_PORT</gatewayPort>#" "<gatewayPort>$SINK_PORT</gatewayPort>"
 override dnsservice.xml "s#<server>[^<]*</server>#<server>$JAMES_DNS_SERVER</server>#" "<server>$JAMES_DNS_SERVER</server>"
 override kvs-spool.properties "s#^servers=.*#servers=$KVS_SERVERS#" "servers=$KVS_SERVERS"
+# The KVS password: replaces james-conf's empty "password=" line (appended, never echoed or passed to sed).
+[ -s "$KVS_PASSWORD_FILE" ] || {
+  echo "entrypoint: no KVS password in $KVS_PASSWORD_FILE (docker-compose.yml's kvs-secret service writes it)" >&2
+  exit 1
+}
+sed -i '/^password=/d' "$conf/kvs-spool.properties"
+printf 'password=%s\n' "$(head -n 1 "$KVS_PASSWORD_FILE")" >> "$conf/kvs-spool.properties"
+echo "entrypoint: kvs-spool.properties: password from $KVS_PASSWORD_FILE"
 # Replication group = the compose KVS nodes: replace the process rig's loopback node addresses.
 sed -i '/^replication\.nodes=/d;/^replication\.node\./d' "$conf/kvs-spool.properties"
 names=""

@@ -174,8 +174,9 @@ class ComposeConfigTest {
         assertThat(server.getProperty("metrics.port")).as("conf/kvs-server.properties metrics.port (EXPOSE, healthcheck)").isEqualTo("9464");
         assertThat(server.getProperty("metrics.enabled", "true")).as("conf/kvs-server.properties metrics.enabled").isEqualTo("true");
         Properties spool = properties(root.resolve("james-conf/kvs-spool.properties"));
-        assertThat(spool.getProperty("password", "")).as("james-conf/kvs-spool.properties password = conf auth.password")
-            .isEqualTo(server.getProperty("auth.password"));
+        // No usable password is shipped: the rig's comes from the kvs-secret volume (see below).
+        assertThat(server.getProperty("auth.password", "")).as("conf/kvs-server.properties auth.password").isEmpty();
+        assertThat(spool.getProperty("password", "")).as("james-conf/kvs-spool.properties password").isEmpty();
         assertThat(spool.getProperty("user", "james")).as("james-conf/kvs-spool.properties user = conf auth.user")
             .isEqualTo(server.getProperty("auth.user", "james"));
         assertThat(properties(root.resolve("james-conf/webadmin.properties")).getProperty("port"))
@@ -191,12 +192,17 @@ class ComposeConfigTest {
         // The entrypoint runs in the Debian-based image with GNU sed (sed -i); BSD sed (macOS) differs.
         Assumptions.assumeTrue(RigFiles.run(home, Map.of(), COMMAND_TIMEOUT, "sed", "--version").exitCode() == 0,
             "needs GNU sed, as in the James image (docker/james/entrypoint.sh uses sed -i)");
+        Path passwordFile = home.resolve("kvs-password");
+        Files.writeString(passwordFile, "0123abcd-rig-password\n");
         RigFiles.Run run = RigFiles.run(home, Map.of("JAMES_HOME", home.toString(),
-                "JAMES_CONF_SOURCE", root.resolve("james-conf").toString()),
+                "JAMES_CONF_SOURCE", root.resolve("james-conf").toString(), "KVS_PASSWORD_FILE", passwordFile.toString()),
             COMMAND_TIMEOUT, "sh", docker.resolve("james/entrypoint.sh").toString(), "--prepare-only");
         assertThat(run.exitCode()).as("entrypoint.sh --prepare-only:\n%s", run.output()).isZero();
+        assertThat(run.output()).as("the entrypoint never prints the password").doesNotContain("0123abcd-rig-password");
         Path conf = home.resolve("conf");
-        assertThat(properties(conf.resolve("kvs-spool.properties")).getProperty("servers")).isEqualTo("kvs1:7400,kvs2:7400,kvs3:7400");
+        assertThat(properties(conf.resolve("kvs-spool.properties")))
+            .containsEntry("servers", "kvs1:7400,kvs2:7400,kvs3:7400")
+            .containsEntry("password", "0123abcd-rig-password");
         assertThat(properties(conf.resolve("webadmin.properties")))
             .containsEntry("host", "0.0.0.0")
             .containsEntry("extensions.routes", "org.apache.james.webadmin.dropwizard.MetricsRoutes");
@@ -207,6 +213,69 @@ class ComposeConfigTest {
         for (String unchanged : List.of("mailrepositorystore.xml", "logback.xml", "jvm.properties", "domainlist.xml")) {
             assertThat(conf.resolve(unchanged)).hasSameTextualContentAs(root.resolve("james-conf").resolve(unchanged));
         }
+    }
+
+    /** Without a password file James's container stops with a message instead of starting without a password. */
+    @Test
+    void jamesEntrypointStopsWithoutThePasswordFile(@TempDir Path home) {
+        Assumptions.assumeTrue(RigFiles.run(home, Map.of(), COMMAND_TIMEOUT, "sed", "--version").exitCode() == 0,
+            "needs GNU sed, as in the James image (docker/james/entrypoint.sh uses sed -i)");
+        RigFiles.Run run = RigFiles.run(home, Map.of("JAMES_HOME", home.toString(),
+                "JAMES_CONF_SOURCE", root.resolve("james-conf").toString(),
+                "KVS_PASSWORD_FILE", home.resolve("absent").toString()),
+            COMMAND_TIMEOUT, "sh", docker.resolve("james/entrypoint.sh").toString(), "--prepare-only");
+        assertThat(run.exitCode()).as(run.output()).isNotZero();
+        assertThat(run.output()).contains("no KVS password in " + home.resolve("absent"));
+    }
+
+    /** The rig's password: generated once (random, kept across runs), or KVS_PASSWORD; never printed. */
+    @Test
+    void kvsSecretScriptGeneratesKeepsOrTakesThePassword(@TempDir Path secrets) throws IOException {
+        String script = docker.resolve("kvs-server/kvs-secret.sh").toString();
+        Path file = secrets.resolve("password");
+        RigFiles.Run first = RigFiles.run(secrets, Map.of("KVS_SECRET_DIR", secrets.toString()), COMMAND_TIMEOUT, "sh", script);
+        assertThat(first.exitCode()).as(first.output()).isZero();
+        String generated = Files.readString(file).strip();
+        assertThat(generated).matches("[0-9a-f]{64}");
+        assertThat(first.output()).doesNotContain(generated);
+        RigFiles.Run again = RigFiles.run(secrets, Map.of("KVS_SECRET_DIR", secrets.toString()), COMMAND_TIMEOUT, "sh", script);
+        assertThat(again.exitCode()).as(again.output()).isZero();
+        assertThat(Files.readString(file).strip()).as("kept across runs").isEqualTo(generated);
+
+        Path other = secrets.resolve("other");
+        RigFiles.Run second = RigFiles.run(secrets, Map.of("KVS_SECRET_DIR", other.toString()), COMMAND_TIMEOUT, "sh", script);
+        assertThat(second.exitCode()).as(second.output()).isZero();
+        assertThat(Files.readString(other.resolve("password")).strip()).as("a new rig, a new password").isNotEqualTo(generated);
+
+        RigFiles.Run given = RigFiles.run(secrets, Map.of("KVS_SECRET_DIR", secrets.toString(), "KVS_PASSWORD", "from-env-9f3k"),
+            COMMAND_TIMEOUT, "sh", script);
+        assertThat(given.exitCode()).as(given.output()).isZero();
+        assertThat(Files.readString(file).strip()).isEqualTo("from-env-9f3k");
+        assertThat(given.output()).doesNotContain("from-env-9f3k");
+    }
+
+    /** Every KVS node reads the password the kvs-secret service writes, after it has; James reads the same file. */
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyNodeAndJamesUseTheRigsGeneratedPassword() {
+        RigFiles.Run run = dockerCompose("config");
+        assertThat(run.exitCode()).as("docker-compose config:\n%s", run.output()).isZero();
+        Map<String, Object> services = (Map<String, Object>) RigFiles.yaml(run.output()).get("services");
+        String file = "/run/kvs-secret/password";
+        Map<String, Object> secret = (Map<String, Object>) services.get("kvs-secret");
+        assertThat(secret).as("the kvs-secret service").isNotNull();
+        assertThat((List<Object>) secret.get("volumes")).anyMatch(v -> String.valueOf(v).startsWith("kvs-secret:/run/kvs-secret"));
+        for (String node : List.of("kvs1", "kvs2", "kvs3")) {
+            Map<String, Object> service = (Map<String, Object>) services.get(node);
+            Map<String, Object> env = (Map<String, Object>) service.get("environment");
+            assertThat(String.valueOf(env.get("KVS_OPTS"))).as(node + " KVS_OPTS").contains("-Dkvs.auth.passwordFile=" + file);
+            assertThat((List<Object>) service.get("volumes")).as(node + " volumes").contains("kvs-secret:/run/kvs-secret:ro");
+            Map<String, Object> dependsOn = (Map<String, Object>) service.get("depends_on");
+            assertThat(String.valueOf(dependsOn.get("kvs-secret"))).as(node + " waits for kvs-secret").contains("service_completed_successfully");
+        }
+        Map<String, Object> james = (Map<String, Object>) services.get("james");
+        assertThat((Map<String, Object>) james.get("environment")).containsEntry("KVS_PASSWORD_FILE", file);
+        assertThat((List<Object>) james.get("volumes")).contains("kvs-secret:/run/kvs-secret:ro");
     }
 
     /** docker-compose -f docker/docker-compose.yml ARGS in the repository root. */

@@ -2,9 +2,10 @@ package org.jameskvs.client;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import org.jameskvs.protocol.FrameKind;
 import org.jameskvs.protocol.FrameSplitter;
 import org.jameskvs.protocol.Frames;
-import org.jameskvs.protocol.ResponseDescriptor;
+import org.jameskvs.protocol.FramingLostException;
 import org.jameskvs.protocol.Status;
 
 import java.util.List;
@@ -15,7 +16,8 @@ import java.util.List;
  * ({@link FrameSplitter}): a response costs no buffer slice, reference count or pipeline hop. The
  * server answers in request order, so any other sequence number means the two sides disagree about
  * the stream: everything is failed and the connection dropped rather than risk giving a caller
- * someone else's answer.
+ * someone else's answer. A {@code BAD_FRAME} answer is the server's last word before it closes the
+ * connection (lost framing, e.g. another protocol version): the connection fails with its reason.
  *
  * <p>Futures complete here, on the event loop, so callers' synchronous callbacks run on it too.
  */
@@ -24,7 +26,7 @@ final class ResponseHandler extends FrameSplitter {
     private final InFlightWindow window;
 
     ResponseHandler(ClientConnection connection, InFlightWindow window, int maxFrameBytes) {
-        super(maxFrameBytes, ResponseDescriptor.HEADER_SIZE);
+        super(maxFrameBytes, FrameKind.RESPONSE);
         this.connection = connection;
         this.window = window;
     }
@@ -35,11 +37,17 @@ final class ResponseHandler extends FrameSplitter {
         if (connection.isClosed()) {
             return;
         }
+        Status status = Frames.responseStatus(frame);
+        if (status == Status.BAD_FRAME) {
+            // Answers no request (sequence 0): the server is closing; its reason says why.
+            Frames.skipResponseHeader(frame);
+            connection.fail("server closed the connection: " + ResultDecoders.reason(frame, status));
+            return;
+        }
         Request<?> head = expect(Frames.responseSequence(frame), Frames.responseOpcode(frame));
         if (head == null) {
             return;
         }
-        Status status = Frames.responseStatus(frame);
         long txn = Frames.responseTxn(frame);
         Frames.skipResponseHeader(frame);
         if (status == Status.OK) {
@@ -98,6 +106,7 @@ final class ResponseHandler extends FrameSplitter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        connection.fail("connection failed: " + cause);
+        connection.fail(cause instanceof FramingLostException
+                ? "framing lost: " + cause.getMessage() : "connection failed: " + cause);
     }
 }

@@ -15,18 +15,18 @@ import java.util.List;
 public final class FrameDecoder extends FrameSplitter {
     /**
      * @param maxFrameLength largest accepted frame, counting the bytes after the length field
-     * @param minFrameLength smallest valid frame (the header size of the frames this side reads)
+     * @param kind           the frames this side reads (requests on the server, responses on the client)
      */
-    public FrameDecoder(int maxFrameLength, int minFrameLength) {
-        super(maxFrameLength, minFrameLength);
+    public FrameDecoder(int maxFrameLength, FrameKind kind) {
+        super(maxFrameLength, kind);
     }
 
     public static FrameDecoder forRequests(int maxFrameLength) {
-        return new FrameDecoder(maxFrameLength, RequestDescriptor.HEADER_SIZE);
+        return new FrameDecoder(maxFrameLength, FrameKind.REQUEST);
     }
 
     public static FrameDecoder forResponses(int maxFrameLength) {
-        return new FrameDecoder(maxFrameLength, ResponseDescriptor.HEADER_SIZE);
+        return new FrameDecoder(maxFrameLength, FrameKind.RESPONSE);
     }
 
     @Override

@@ -15,7 +15,7 @@ import java.util.List;
  *
  * <p>A frame over the limit is skipped (across reads, keeping framing) and reported to
  * {@link #oversized}; a length below the minimum header or an unknown version throws
- * {@link FramingLostException}.
+ * {@link FramingLostException} (for a version, naming both: see {@link FrameKind#versionMismatch}).
  *
  * <p>Each read is split where it lies. Only a frame that straddles two reads is copied, into a
  * buffer of its own that the next read completes; the rest of a read is never appended to the
@@ -24,7 +24,7 @@ import java.util.List;
  */
 public abstract class FrameSplitter extends ByteToMessageDecoder {
     private final int maxFrameLength;
-    private final int minFrameLength;
+    private final FrameKind kind;
     private long bytesToSkip;
     /** True while a frame is being handled: a callback that re-enters the decoder (see decode) is ignored. */
     private boolean inFrame;
@@ -33,11 +33,11 @@ public abstract class FrameSplitter extends ByteToMessageDecoder {
 
     /**
      * @param maxFrameLength largest accepted frame, counting the bytes after the length field
-     * @param minFrameLength smallest valid frame (the header size of the frames this side reads)
+     * @param kind           the frames this side reads (requests on the server, responses on the client)
      */
-    protected FrameSplitter(int maxFrameLength, int minFrameLength) {
+    protected FrameSplitter(int maxFrameLength, FrameKind kind) {
         this.maxFrameLength = maxFrameLength;
-        this.minFrameLength = minFrameLength;
+        this.kind = kind;
     }
 
     /**
@@ -162,15 +162,15 @@ public abstract class FrameSplitter extends ByteToMessageDecoder {
         }
         int start = buf.readerIndex();
         long length = buf.getUnsignedInt(start);
-        if (length < minFrameLength) {
+        if (length < kind.headerSize()) {
             buf.skipBytes(buf.readableBytes());
-            throw new FramingLostException("frame length " + length + " below the minimum of " + minFrameLength);
+            throw new FramingLostException("frame length " + length + " below the minimum of " + kind.headerSize());
         }
         if (buf.readableBytes() >= 5) {
             byte version = buf.getByte(start + 4);
             if (version != ProtocolVersion.CURRENT) {
                 buf.skipBytes(buf.readableBytes());
-                throw new FramingLostException("unsupported protocol version " + version);
+                throw new FramingLostException(kind.versionMismatch(version & 0xFF));
             }
         }
         return length > maxFrameLength ? 4 + RequestDescriptor.SEQUENCE_OFFSET + 8 : 4 + length;

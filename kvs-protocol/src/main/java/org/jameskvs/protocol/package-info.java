@@ -111,7 +111,11 @@
  * A frame longer than the server's limit is skipped and answered {@code FRAME_TOO_LARGE}; framing
  * is kept. A frame whose length is shorter than the fixed header, or an unknown protocol version,
  * means framing is lost: the server answers {@code BAD_FRAME} (sequence 0) and closes the
- * connection. Every other bad input (unknown opcode, malformed payload, bad handle, ...) is
- * answered with its status code and the connection goes on.
+ * connection. For a version the reason names both ("server speaks protocol version 1, client sent
+ * 2"); the answer is a frame of the server's version, so a client of another version reports the
+ * mismatch from its side ("client speaks protocol version 2, server sent 1"). A client that
+ * receives {@code BAD_FRAME} fails the connection with the server's reason. Every other bad input
+ * (unknown opcode, malformed payload, bad handle, ...) is answered with its status code and the
+ * connection goes on.
  */
 package org.jameskvs.protocol;

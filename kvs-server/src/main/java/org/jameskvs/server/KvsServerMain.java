@@ -6,7 +6,9 @@ import java.util.concurrent.CountDownLatch;
 /**
  * {@code java ... org.jameskvs.server.KvsServerMain [config-file]}: starts the server and runs until
  * SIGTERM/SIGINT, then shuts down gracefully. Without a file, settings come from {@code kvs.*}
- * system properties and the defaults listed in {@link ServerConfig}.
+ * system properties and the defaults listed in {@link ServerConfig}. A refused configuration (e.g. a
+ * sample password on a non-loopback address) ends the process with exit code 2 and one line naming
+ * the key.
  */
 public final class KvsServerMain {
     private KvsServerMain() {
@@ -14,8 +16,16 @@ public final class KvsServerMain {
 
     public static void main(String[] args) throws InterruptedException {
         hotPathDefaults();
-        ServerConfig config = args.length > 0 ? ServerConfig.load(Path.of(args[0]))
-                : ServerConfig.fromProperties(new java.util.Properties());
+        ServerConfig config;
+        try {
+            config = args.length > 0 ? ServerConfig.load(Path.of(args[0]))
+                    : ServerConfig.fromProperties(new java.util.Properties());
+        } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
+            // A configuration mistake is the operator's to fix: one line saying which key, no stack trace.
+            System.err.println("kvs-server: configuration refused: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
         org.slf4j.LoggerFactory.getLogger(KvsServerMain.class).info("starting with {}", config);
         KvsServer server = KvsServer.start(config);
         CountDownLatch stopped = new CountDownLatch(1);

@@ -22,7 +22,9 @@ import java.util.Properties;
  * listen.port                7400           protocol port (0 = any free port)
  * data.dir                   ./kvs-data     journal directory
  * auth.user                  james          the one account clients authenticate as
- * auth.password              (none)         its password; required (or auth.passwordFile)
+ * auth.password              (none)         its password; required (or auth.passwordFile); a sample or
+ *                                           obvious one (changeme, password, the user name, ...) only
+ *                                           with listen.host on loopback
  * auth.passwordFile          (none)         file whose first line is the password
  * tls.enabled                false          serve the protocol over TLS
  * tls.certChain              (none)         PEM certificate chain (required with TLS)
@@ -49,9 +51,7 @@ public record ServerConfig(String listenHost, int listenPort, Path dataDir, Stri
                            int metricsPort, long shutdownGraceMillis) {
 
     public ServerConfig {
-        if (password == null || password.isEmpty()) {
-            throw new IllegalArgumentException("auth.password (or auth.passwordFile) must be set");
-        }
+        ListenPassword.check(password, user, listenHost);
         if (tlsEnabled && (tlsCertChain == null || tlsPrivateKey == null)) {
             throw new IllegalArgumentException("tls.enabled=true needs tls.certChain and tls.privateKey");
         }

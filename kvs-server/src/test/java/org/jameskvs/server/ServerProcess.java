@@ -40,17 +40,7 @@ final class ServerProcess implements AutoCloseable {
             sb.append(p).append('\n');
         }
         Files.writeString(conf, sb.toString());
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("-Xmx256m");
-        for (String flag : System.getProperty("kvs.test.jvmFlags", ChronicleFlags.JDK17).split(" ")) {
-            cmd.add(flag);
-        }
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(KvsServerMain.class.getName());
-        cmd.add(conf.toString());
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(command(conf)).redirectErrorStream(true).start();
         CompletableFuture<Integer> port = new CompletableFuture<>();
         List<String> out = new ArrayList<>();
         Thread reader = new Thread(() -> {
@@ -77,6 +67,21 @@ final class ServerProcess implements AutoCloseable {
             sp.output.addAll(out);
         }
         return sp;
+    }
+
+    /** The command line of a server JVM (this test class path, Chronicle's flags) reading {@code conf}. */
+    static List<String> command(Path conf) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("-Xmx256m");
+        for (String flag : System.getProperty("kvs.test.jvmFlags", ChronicleFlags.JDK17).split(" ")) {
+            cmd.add(flag);
+        }
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(KvsServerMain.class.getName());
+        cmd.add(conf.toString());
+        return cmd;
     }
 
     int port() {

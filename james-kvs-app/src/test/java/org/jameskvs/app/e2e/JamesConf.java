@@ -70,7 +70,7 @@ final class JamesConf {
     }
 
     private JamesConf kvsPassword(String password) {
-        return replace("kvs-spool.properties", "\npassword=changeme\n", "\npassword=" + password + "\n");
+        return replace("kvs-spool.properties", "\npassword=\n", "\npassword=" + password + "\n");
     }
 
     JamesConf kvsRequestTimeoutMillis(int millis) {

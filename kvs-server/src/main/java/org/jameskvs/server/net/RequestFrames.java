@@ -2,9 +2,9 @@ package org.jameskvs.server.net;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import org.jameskvs.protocol.FrameKind;
 import org.jameskvs.protocol.FrameSplitter;
 import org.jameskvs.protocol.OversizedFrame;
-import org.jameskvs.protocol.RequestDescriptor;
 
 import java.util.List;
 
@@ -23,7 +23,7 @@ final class RequestFrames extends FrameSplitter {
     private RequestDispatcher dispatcher;
 
     RequestFrames(int maxFrameLength) {
-        super(maxFrameLength, RequestDescriptor.HEADER_SIZE);
+        super(maxFrameLength, FrameKind.REQUEST);
     }
 
     /** From now on, frames go straight to {@code target}. Event loop only. */

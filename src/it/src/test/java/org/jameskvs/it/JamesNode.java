@@ -47,7 +47,7 @@ final class JamesNode implements AutoCloseable {
             .webadminPort(webadminPort)
             .gatewayPort(sinkPort)
             .kvsRequestTimeoutMillis(5_000)
-            .replace("kvs-spool.properties", "\npassword=changeme\n", "\npassword=" + KvsNode.PASSWORD + "\n")
+            .replace("kvs-spool.properties", "\npassword=\n", "\npassword=" + KvsNode.PASSWORD + "\n")
             .replace("kvs-spool.properties", "\nreplication.nodes=node1,node2\n", "\nreplication.nodes=kvs1,kvs2,kvs3\n")
             .replace("kvs-spool.properties", "\nreplication.node.node1.active=127.0.0.1:7401\n",
                 "\nreplication.node.kvs1.active=" + nodes.get(0).address() + "\n")

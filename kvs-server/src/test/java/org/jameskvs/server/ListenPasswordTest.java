@@ -1,0 +1,95 @@
+package org.jameskvs.server;
+
+import org.jameskvs.protocol.Opcode;
+import org.jameskvs.protocol.Status;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** A sample or obvious password serves only on loopback; no password never; the shipped config has none. */
+class ListenPasswordTest {
+    @TempDir
+    Path dir;
+
+    private ServerConfig config(String host, String password) {
+        Properties p = new Properties();
+        p.setProperty("listen.host", host);
+        p.setProperty("listen.port", "0");
+        p.setProperty("data.dir", dir.resolve("data").toString());
+        p.setProperty("auth.password", password);
+        p.setProperty("metrics.enabled", "false");
+        p.setProperty("disk.minFreeBytes", "0");
+        return ServerConfig.fromProperties(p);
+    }
+
+    @Test
+    void samplePasswordsAreRefusedOnANonLoopbackAddressNamingTheKey() {
+        for (String sample : new String[]{"changeme", "password", "james", "Secret", " CHANGEME "}) {
+            assertThatThrownBy(() -> config("0.0.0.0", sample)).as(sample)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("auth.password")
+                    .hasMessageContaining("listen.host=0.0.0.0");
+        }
+    }
+
+    @Test
+    void samplePasswordsAreAcceptedOnLoopbackOnly() {
+        for (String host : new String[]{"127.0.0.1", "localhost", "::1", "127.0.0.2"}) {
+            assertThatCode(() -> config(host, "changeme")).as(host).doesNotThrowAnyException();
+        }
+    }
+
+    @Test
+    void anOwnPasswordIsAcceptedAnywhere() {
+        assertThatCode(() -> config("0.0.0.0", "Zt4p9-q8Lx2v")).doesNotThrowAnyException();
+    }
+
+    @Test
+    void noPasswordIsRefusedEvenOnLoopback() {
+        assertThatThrownBy(() -> config("127.0.0.1", ""))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("auth.password");
+    }
+
+    @Test
+    void theShippedConfigurationHoldsNoUsablePassword() {
+        Path shipped = Path.of("..", "conf", "kvs-server.properties");
+        assertThat(shipped).exists();
+        assertThatThrownBy(() -> ServerConfig.load(shipped))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("auth.password");
+    }
+
+    @Test
+    void aServerOnLoopbackStartsWithASamplePassword() throws Exception {
+        try (KvsServer server = KvsServer.start(config("127.0.0.1", "changeme"));
+             RawClient c = RawClient.authenticated(server.port(), "changeme")) {
+            assertThat(c.simple(Opcode.PING, 0).status()).isEqualTo(Status.OK);
+        }
+    }
+
+    @Test
+    void theServerProcessRefusesToStartWithASamplePasswordOnAllAddresses() throws Exception {
+        Path conf = dir.resolve("kvs-server.properties");
+        Files.writeString(conf, "listen.host=0.0.0.0\nlisten.port=0\nauth.password=changeme\nmetrics.enabled=false\n"
+                + "data.dir=" + dir.resolve("data") + "\n");
+        Process p = new ProcessBuilder(ServerProcess.command(conf)).redirectErrorStream(true).start();
+        try {
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the server exits").isTrue();
+            String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(p.exitValue()).as(output).isEqualTo(2);
+            assertThat(output).contains("configuration refused: auth.password");
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+}
