@@ -14,14 +14,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Random bytes, split at random points, into the decoder and then into the payload readers: the
  * only outcomes allowed are frames, oversized markers, {@link FramingLostException} or
  * {@link MalformedPayloadException}; never an over-read, never another exception, never a leak of
- * the frame bounds.
+ * the frame bounds. The seed is printed; {@code -Dfuzz.seed=N} replays a run exactly.
  */
 class FrameDecoderFuzzTest {
 
     @Test
     void randomInputOnlyYieldsFramesOrDocumentedErrors() {
         long seed = Long.getLong("fuzz.seed", System.nanoTime());
-        System.out.println("FrameDecoderFuzzTest seed=" + seed);
+        System.out.println("FrameDecoderFuzzTest seed=" + seed + " (replay with -Dfuzz.seed=" + seed + ")");
         Random rnd = new Random(seed);
         int frames = 0;
         int lost = 0;

@@ -19,6 +19,8 @@ import java.util.regex.Pattern;
  */
 final class ServerProcess implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("listening on [^:]+:(\\d+)");
+    /** The histogram's last line: {@code Total <instances> <bytes>}. */
+    private static final Pattern HISTOGRAM_TOTAL = Pattern.compile("(?m)^Total\\s+\\d+\\s+(\\d+)\\s*$");
     private final Process process;
     private final int port;
     private final List<String> output = new ArrayList<>();
@@ -29,6 +31,11 @@ final class ServerProcess implements AutoCloseable {
     }
 
     static ServerProcess start(Path dataDir, String password, String... extraProps) throws Exception {
+        return startWithHeap(dataDir, password, "256m", extraProps);
+    }
+
+    /** @param maxHeap the server JVM's {@code -Xmx} value, e.g. {@code "64m"} */
+    static ServerProcess startWithHeap(Path dataDir, String password, String maxHeap, String... extraProps) throws Exception {
         Path conf = Files.createTempFile("kvs-server", ".properties");
         StringBuilder sb = new StringBuilder()
                 .append("listen.port=0\n")
@@ -40,7 +47,7 @@ final class ServerProcess implements AutoCloseable {
             sb.append(p).append('\n');
         }
         Files.writeString(conf, sb.toString());
-        Process p = new ProcessBuilder(command(conf)).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(command(conf, maxHeap)).redirectErrorStream(true).start();
         CompletableFuture<Integer> port = new CompletableFuture<>();
         List<String> out = new ArrayList<>();
         Thread reader = new Thread(() -> {
@@ -71,9 +78,13 @@ final class ServerProcess implements AutoCloseable {
 
     /** The command line of a server JVM (this test class path, Chronicle's flags) reading {@code conf}. */
     static List<String> command(Path conf) {
+        return command(conf, "256m");
+    }
+
+    private static List<String> command(Path conf, String maxHeap) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("-Xmx256m");
+        cmd.add("-Xmx" + maxHeap);
         for (String flag : System.getProperty("kvs.test.jvmFlags", ChronicleFlags.JDK17).split(" ")) {
             cmd.add(flag);
         }
@@ -90,6 +101,25 @@ final class ServerProcess implements AutoCloseable {
 
     long pid() {
         return process.pid();
+    }
+
+    /**
+     * Bytes of live objects in the server's heap: {@code jcmd GC.class_histogram} runs a full GC and
+     * counts only what survived it, so this is the heap the server needs, not garbage waiting for a
+     * collection.
+     */
+    long liveHeapBytesAfterGc() throws IOException, InterruptedException {
+        Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(process.pid()), "GC.class_histogram").redirectErrorStream(true).start();
+        String out = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!jcmd.waitFor(60, TimeUnit.SECONDS) || jcmd.exitValue() != 0) {
+            throw new IOException("jcmd GC.class_histogram failed: " + out);
+        }
+        Matcher m = HISTOGRAM_TOTAL.matcher(out);
+        if (!m.find()) {
+            throw new IOException("no Total line in the class histogram: " + out.lines().limit(5).toList());
+        }
+        return Long.parseLong(m.group(1));
     }
 
     /** SIGKILL: no shutdown hook, no flush, nothing. */
