@@ -53,9 +53,12 @@ public final class ReplicatedKvsOpener implements KvsQueueOpener, AutoCloseable 
         return opener.listQueues();
     }
 
-    /** The paper's management table (network state A/S, sync state, transaction number per queue and node). */
+    /**
+     * The paper's management table (network state A/S, sync state, transaction number per queue and
+     * node), and how many calls the replication's backstop had to answer (each one a bug, logged).
+     */
     public String managementTable() {
-        return opener.managementTable().format();
+        return opener.managementTable().format() + "call backstop outcomes: " + opener.backstopOutcomes() + "\n";
     }
 
     @PreDestroy

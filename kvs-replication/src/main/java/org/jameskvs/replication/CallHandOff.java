@@ -9,6 +9,8 @@ import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 import io.netty.channel.EventLoop;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Carries client calls onto the state machine's thread and their outcomes back to the callers.
@@ -25,9 +27,12 @@ import io.netty.channel.EventLoop;
  * order, and every call has the same limit, so deadlines are in order too: the sweep on each tick
  * looks only at the head. This replaces a JDK timer task per call (a locked priority-queue insert
  * and removal on every call). The sweep runs on the core's loop, like everything that completes a
- * call, so a call gets exactly one outcome without any locking.
+ * call, so a call gets exactly one outcome without any locking. Every backstop outcome is a state
+ * machine bug: it is logged (WARN) and counted ({@link #backstopOutcomes()}, shown under the
+ * management table), as is every call that failed inside the replication.
  */
 final class CallHandOff {
+    private static final Logger LOG = LoggerFactory.getLogger(CallHandOff.class);
     private final EventLoop core;
     private final ReplicationCore state;
     private final Executor callbacks;
@@ -36,6 +41,8 @@ final class CallHandOff {
     /** Outcomes produced in this event-loop pass, not yet handed to the callback thread (core loop only). */
     private ArrayList<Call<?>> ready = new ArrayList<>();
     private final Runnable handOver = this::handOver;
+    /** Calls that got the backstop's outcome (or failed inside the replication): read from any thread. */
+    private final java.util.concurrent.atomic.AtomicLong backstopOutcomes = new java.util.concurrent.atomic.AtomicLong();
 
     CallHandOff(EventLoop core, ReplicationCore state, Executor callbacks, long backstopNanos) {
         this.core = core;
@@ -54,6 +61,11 @@ final class CallHandOff {
         Call<T> c = new Call<>(call, unknown);
         core.execute(c);
         return c.out;
+    }
+
+    /** Calls that got the backstop's "unknown" outcome or failed inside the replication, since start. */
+    long backstopOutcomes() {
+        return backstopOutcomes.get();
     }
 
     /** Gives the backstop outcome to calls past their limit (core loop, on each tick). */
@@ -141,8 +153,13 @@ final class CallHandOff {
                 value = v;
             } else if (unknown != null) {
                 Throwable cause = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
-                value = unknown.apply(cause instanceof java.util.concurrent.TimeoutException
-                        ? "no outcome within " + backstopNanos / 1_000_000 + " ms" : "replication failed: " + cause);
+                String why = cause instanceof java.util.concurrent.TimeoutException
+                        ? "no outcome within " + backstopNanos / 1_000_000 + " ms" : "replication failed: " + cause;
+                value = unknown.apply(why);
+                // The state machine owes every call an outcome: getting here is a bug, never routine.
+                long n = backstopOutcomes.incrementAndGet();
+                LOG.warn("replication: call backstop used ({} so far): {}; the call gets outcome {}", n, why, value,
+                        cause instanceof java.util.concurrent.TimeoutException ? null : cause);
             } else {
                 failure = t;
             }

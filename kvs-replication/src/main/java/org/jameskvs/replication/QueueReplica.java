@@ -651,7 +651,22 @@ public final class QueueReplica {
                     m.sync = SyncState.NG;
                     event("DATA LOSS: " + m.node + " was the only in-sync copy; " + why);
                 }
+                if (!isOnlyInSyncCopy(m)) {
+                    m.open = true;
+                    markNg(m, why);
+                    return;
+                }
+                // markNg keeps the only in-sync copy (it isolates the other one instead): its number
+                // is the truth from now on. What waits on it to be resent goes out first, before the
+                // record and the rebuild marker markNg sends: those calls would otherwise never end,
+                // and the marker promises that whatever the source got before it is copied.
+                event("ALARM: only in-sync copy " + m.node + ": " + why + "; re-based");
                 m.open = true;
+                m.uncertain = 0;
+                m.recordSeq = -1;
+                m.txn = r.txn();
+                m.predictedTxn = m.txn + queuedMutations(m);
+                flushBacklog(m);
                 markNg(m, why);
                 return;
             }
@@ -666,15 +681,12 @@ public final class QueueReplica {
                 tainted = true;
             }
             m.txn = r.txn();
-            long queued = m.backlog.stream().filter(s -> s.op.kind.isMutation() || s.op.purpose == ReplicaOp.Purpose.RECORD).count();
-            m.predictedTxn = m.txn + queued;
+            m.predictedTxn = m.txn + queuedMutations(m);
             if (m.lost) {
                 m.lost = false;
                 event(m.node + " is back (txn " + m.txn + ")");
             }
-            while (!m.backlog.isEmpty() && m.open) {
-                transmit(m, m.backlog.poll());
-            }
+            flushBacklog(m);
             if (tainted && phase == Phase.READY) {
                 writeRecord(); // on disk, the proof of equality must not outlive the retry
             }
@@ -690,6 +702,23 @@ public final class QueueReplica {
             }
             pathFailed(m, m.path, "OPEN " + r.status());
         }
+    }
+
+    private static long queuedMutations(Member m) {
+        return m.backlog.stream().filter(s -> s.op.kind.isMutation() || s.op.purpose == ReplicaOp.Purpose.RECORD).count();
+    }
+
+    /** Sends what waited for the member's handle, in order. */
+    private void flushBacklog(Member m) {
+        while (!m.backlog.isEmpty() && m.open) {
+            transmit(m, m.backlog.poll());
+        }
+    }
+
+    /** The member is SYNC and no other member is a reachable SYNC copy: it is never thrown away. */
+    private boolean isOnlyInSyncCopy(Member m) {
+        Member other = otherMember(m);
+        return m.sync == SyncState.SYNC && (other == null || other.sync != SyncState.SYNC || other.lost);
     }
 
     /**
@@ -728,7 +757,7 @@ public final class QueueReplica {
             return;
         }
         Member other = otherMember(m);
-        if (m.sync == SyncState.SYNC && (other == null || other.sync != SyncState.SYNC || other.lost)) {
+        if (isOnlyInSyncCopy(m)) {
             // Never throw away the only in-sync copy: drop the other (rebuilding) one instead.
             if (other != null) {
                 isolate(other, "disagrees with the only in-sync copy " + m.node + " (" + why + ")");
@@ -872,6 +901,9 @@ public final class QueueReplica {
                 pathFailed(m, m.path, "OPEN timed out");
                 continue;
             }
+            if (stalled(m)) {
+                continue;
+            }
             Sent oldest = m.inflight.peek();
             if (oldest != null && now - oldest.sentAt > timeout) {
                 pathFailed(m, m.path, "request timed out");
@@ -901,6 +933,25 @@ public final class QueueReplica {
             opening = new OpenProcedure(this, org.jameskvs.client.OpenOptions.writer(owner, Epochs.counter(epoch) + 1), false);
             opening.start();
         }
+    }
+
+    /**
+     * Requests waiting for a member's handle must either be sent (handle open) or have an OPEN under
+     * way that sends them: anything else would leave their calls to the adapter's backstop. Never
+     * expected; repaired and reported as an ALARM if it happens.
+     */
+    private boolean stalled(Member m) {
+        if (m.open && !m.backlog.isEmpty()) {
+            event("ALARM: " + m.node + " had " + m.backlog.size() + " request(s) waiting behind an open handle: sent");
+            flushBacklog(m);
+            return true;
+        }
+        if (!m.open && m.openToken == 0) {
+            event("ALARM: " + m.node + " had no handle and no OPEN under way: reopened");
+            openMember(m);
+            return true;
+        }
+        return false;
     }
 
     // ------------------------------------------------------------------ record and rebuild

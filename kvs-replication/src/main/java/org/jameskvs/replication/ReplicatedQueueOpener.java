@@ -47,6 +47,9 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
     private final KvsNodeTransport transport;
     private final ReplicationCore core;
     private final CallHandOff calls;
+    /** Extra receivers of the state machine's events (tests wait for events instead of sleeping). */
+    private final java.util.List<java.util.function.Consumer<String>> eventListeners =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private ReplicatedQueueOpener(ReplicationConfig config) {
         this.config = config;
@@ -70,7 +73,10 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
         this.core = new ReplicationCore(config, Clock.SYSTEM, transport);
         holder[0] = core;
         this.calls = new CallHandOff(coreThread, core, callbacks, TimeUnit.MILLISECONDS.toNanos(callBackstopMillis));
-        core.onEvent(e -> LOG.info("replication: {}", e));
+        core.onEvent(e -> {
+            LOG.info("replication: {}", e);
+            eventListeners.forEach(l -> l.accept(e));
+        });
         long tick = config.tick().toMillis();
         coreThread.scheduleAtFixedRate(this::tick, tick, tick, TimeUnit.MILLISECONDS);
     }
@@ -195,6 +201,19 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
             return new OpenResult(Status.OK, null, new ReplicatedQueue(this, replica), r.txn(), replica.epochCounter(),
                     r.size());
         }));
+    }
+
+    /**
+     * Calls that got no outcome from the state machine in time (the backstop gave them TIMEOUT) or
+     * failed inside it, since start: each is a bug, logged as a WARN; this counts them for metrics.
+     */
+    public long backstopOutcomes() {
+        return calls.backstopOutcomes();
+    }
+
+    /** Receives every state-machine event line (on the core's thread: must not block). For tests and diagnostics. */
+    void listen(java.util.function.Consumer<String> listener) {
+        eventListeners.add(listener);
     }
 
     /** The management table (paper Table I), for metrics and the admin command. */

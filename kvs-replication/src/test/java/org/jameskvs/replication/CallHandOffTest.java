@@ -64,6 +64,7 @@ class CallHandOffTest {
         assertThat(out).isNotDone();
         core.submit(() -> calls.sweep(System.nanoTime() + TimeUnit.SECONDS.toNanos(11))).sync();
         assertThat(out.get(5, TimeUnit.SECONDS)).isEqualTo("unknown: no outcome within 10000 ms");
+        assertThat(calls.backstopOutcomes()).as("every backstop use is counted").isEqualTo(1);
         // The state machine's late outcome is ignored: exactly one outcome per call.
         core.submit(() -> never.complete("late")).sync();
         assertThat(out.join()).startsWith("unknown");
@@ -78,6 +79,7 @@ class CallHandOffTest {
                 why -> "unknown: " + why);
         assertThat(thrown.get(5, TimeUnit.SECONDS)).isEqualTo("unknown: replication failed: java.lang.IllegalStateException: bug");
         assertThat(failed.get(5, TimeUnit.SECONDS)).contains("bug 2").startsWith("unknown: replication failed");
+        assertThat(calls.backstopOutcomes()).isEqualTo(2);
         // Without an unknown outcome (internal calls), the failure is passed on as it is.
         CompletableFuture<String> plain = calls.submit(c -> CompletableFuture.failedFuture(new IllegalStateException("bug 3")), null);
         assertThat(plain).failsWithin(5, TimeUnit.SECONDS);
