@@ -2,10 +2,12 @@ package org.jameskvs.james.queue;
 
 import java.util.ArrayDeque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -37,6 +39,13 @@ import reactor.core.publisher.FluxSink;
  * (STAT's {@code earliestNotBefore}), after a flush, or after a removal, the level is rescanned from
  * its start. Messages handed out and not yet done are "in flight": rescans skip them, so no mail is
  * handed out twice. Several subscribers share the reader; each message goes to one of them.
+ *
+ * <p>A message leaves "in flight" only on the loop thread, between two READs, never while a READ is
+ * outstanding: a READ's answer can predate a delete that was acknowledged before the reader looks
+ * at it (the servers took the READ's snapshot first), so the answer may still hold the message
+ * of a mail that is done. Forgotten between READs, a done mail is gone from every later answer
+ * (its delete was acknowledged by every copy before the next READ is sent), and in-flight skips it
+ * in the answers before.
  */
 final class MailQueueReader implements AutoCloseable {
     private static final Logger LOGGER = LoggerFactory.getLogger(MailQueueReader.class);
@@ -70,7 +79,10 @@ final class MailQueueReader implements AutoCloseable {
     private final PriorityLevels levels;
     private final KvsSpoolConfiguration configuration;
     private final ItemFactory itemFactory;
-    private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+    /** Ids handed out and not yet forgotten (loop thread only). */
+    private final Set<String> inFlight = new HashSet<>();
+    /** Ids of mail done since the loop last looked: forgotten by the loop before its next READ. */
+    private final Queue<String> done = new ConcurrentLinkedQueue<>();
     private final List<FluxSink<MailQueueItem>> sinks = new CopyOnWriteArrayList<>();
     private final AtomicBoolean drainPending = new AtomicBoolean();
     /** Levels (bit per level) enqueued to since the last drain, and those of them that got delayed mail. */
@@ -139,9 +151,20 @@ final class MailQueueReader implements AutoCloseable {
         return a | b;
     }
 
-    /** Mail handed out is done (deleted or re-enqueued): forget it. */
+    /**
+     * Mail handed out is done (deleted, or handed back to be read again): the loop forgets it before
+     * its next READ. Not at once: a READ the loop is waiting for may have been answered before the
+     * delete, and must still find the id in flight.
+     */
     void release(String id) {
-        inFlight.remove(id);
+        done.add(id);
+    }
+
+    /** Loop thread, with no READ outstanding. */
+    private void forgetDone() {
+        for (String id = done.poll(); id != null; id = done.poll()) {
+            inFlight.remove(id);
+        }
     }
 
     /** Content changed behind the cursors (flush, remove, clear): drop buffers and rescan every level. */
@@ -244,6 +267,7 @@ final class MailQueueReader implements AutoCloseable {
     }
 
     private void fetch(int level, Cursor cursor) {
+        forgetDone();
         long now = System.currentTimeMillis();
         if (cursor.rescan) {
             cursor.rescan = false;
