@@ -36,7 +36,8 @@ import java.util.concurrent.CompletableFuture;
  * whatever is still in flight on the old path), then every unanswered request again, in order. A
  * retried PUT answering DUPLICATE_ID, or a retried DELETE answering NOT_FOUND, was applied the first
  * time: success. The OPEN answer carries the copy's exact transaction number, so the accounting
- * stays exact across the switch.</li>
+ * stays exact across the switch; the write OPEN itself is one transaction (the server journals the
+ * new epoch), and an OPEN abandoned unanswered may have been applied too.</li>
  * <li>Both paths NG: the member is isolated and a replacement (the next healthy node of the group)
  * is rebuilt from the survivor (see {@link Rebuild}). Mutations the survivor applied but the lost
  * copy never answered are acknowledged when that rebuild completes (they are then on two copies),
@@ -623,9 +624,13 @@ public final class QueueReplica {
     void openMember(Member m) {
         if (m.openToken != 0) {
             core.forget(m.openToken);
+            m.uncertain++; // the abandoned OPEN may still be applied (it is journaled: one transaction)
         }
         m.open = false;
         m.wireEpoch = wireEpoch();
+        // From this OPEN on, this copy's stream differs from the other's by a transaction (see
+        // MembershipRecord): records sent from now on must not claim the copies equal.
+        m.recordSeq = -1;
         NodeRequest r = NodeRequest.open(core.nextToken(), m.node, m.path, name, true, m.wireEpoch, owner);
         m.openToken = r.token();
         m.openSentAt = core.clock.nanoTime();
@@ -639,13 +644,15 @@ public final class QueueReplica {
         m.openToken = 0;
         boolean tainted = false;
         if (r.isOk()) {
-            // The copy must hold everything it answered before, plus at most the requests that
-            // were in flight: fewer means it lost data (restarted without its journal, or lost
-            // unsynced writes), more means someone else wrote to it. Either way it is not in sync.
+            // The copy must hold everything it answered before, plus this OPEN (a write OPEN at a
+            // new generation is journaled: one transaction), plus at most the requests and earlier
+            // OPENs that were in flight: fewer means it lost data (restarted without its journal, or
+            // lost unsynced writes), more means someone else wrote to it. Either way it is not in sync.
             long maybeApplied = m.uncertain + m.backlog.stream().filter(x -> x.retried && isMutation(x.op)).count();
-            if (m.txn >= 0 && (r.txn() < m.txn || r.txn() > m.txn + maybeApplied)) {
-                String why = "copy reopened at transaction " + r.txn() + ", expected " + m.txn
-                        + (maybeApplied > 0 ? ".." + (m.txn + maybeApplied) : "");
+            long least = m.txn + 1;
+            if (m.txn >= 0 && (r.txn() < least || r.txn() > least + maybeApplied)) {
+                String why = "copy reopened at transaction " + r.txn() + ", expected " + least
+                        + (maybeApplied > 0 ? ".." + (least + maybeApplied) : "");
                 if (m.lost) {
                     m.lost = false; // it answered: no longer the unreachable authority, just a bad copy
                     m.sync = SyncState.NG;
@@ -672,12 +679,16 @@ public final class QueueReplica {
             }
             m.open = true;
             m.uncertain = 0;
-            if (r.txn() == m.txn) {
-                // None of the requests in flight advanced the copy: they were not applied (or were
-                // refused, which they will be again), so resending them is exact, not a retry.
+            boolean known = m.txn >= 0;
+            if (known && r.txn() == least) {
+                // Only this OPEN advanced the copy: nothing in flight was applied (or it was refused,
+                // which it will be again), so resending it is exact, not a retry.
                 m.backlog.forEach(x -> x.retried = false);
-            } else if (maybeApplied > 0) {
-                m.recordSeq = -1; // some were applied and are resent: streams may differ now
+            }
+            if (known) {
+                // This copy's number moved without the other's (the OPEN, maybe retried requests):
+                // the record's proof that both copies applied the same must not outlive it.
+                m.recordSeq = -1;
                 tainted = true;
             }
             m.txn = r.txn();
@@ -685,6 +696,8 @@ public final class QueueReplica {
             if (m.lost) {
                 m.lost = false;
                 event(m.node + " is back (txn " + m.txn + ")");
+            } else if (known) {
+                event(m.node + " reopened on " + m.path + " (txn " + m.txn + ")");
             }
             flushBacklog(m);
             if (tainted && phase == Phase.READY) {
@@ -697,6 +710,9 @@ public final class QueueReplica {
         } else if (r.status() == Status.STALE_EPOCH) {
             fence("STALE_EPOCH on OPEN at " + m.node);
         } else {
+            if (r.status().isIndeterminate()) {
+                m.uncertain++; // it may have reached the node and been applied
+            }
             if (m.lost) {
                 return; // still away; the next node-up event tries again
             }
@@ -798,6 +814,7 @@ public final class QueueReplica {
         if (m.openToken != 0) {
             core.forget(m.openToken);
             m.openToken = 0;
+            m.uncertain++; // an OPEN in flight may still be applied (matters for a lost member that comes back)
         }
         m.open = false;
         for (Sent s : all) {
@@ -977,7 +994,7 @@ public final class QueueReplica {
         }
         List<MembershipRecord.Entry> entries = new ArrayList<>();
         for (Member m : targets) {
-            entries.add(new MembershipRecord.Entry(m.node, m.sync, refSeq >= 0 ? m.recordTxn : -1));
+            entries.add(new MembershipRecord.Entry(m.node, m.sync, refSeq >= 0 ? m.recordTxn : -1, m.wireEpoch));
         }
         MembershipRecord rec = new MembershipRecord(epoch, ++recordSeq, owner, renewals, refSeq, entries);
         ReplicaOp op = new ReplicaOp(NodeOp.REPLACE, ReplicaOp.Purpose.RECORD, core.clock.nanoTime());
