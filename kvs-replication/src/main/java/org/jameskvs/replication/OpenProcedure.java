@@ -154,8 +154,13 @@ final class OpenProcedure {
         // The writer's epoch counter, one above anything seen; the process id in the low bits
         // keeps two writers that chose the same counter (a restarted owner and its paused former
         // self) strictly ordered, so neither can overtake the other by bumping its generation.
-        epoch = Epochs.fencing(Math.max(options.epoch(), maxEpoch + 1), r.core.processId);
-        r.epoch = epoch;
+        long counter = Math.max(options.epoch(), maxEpoch + 1);
+        if (counter > Epochs.MAX_COUNTER) {
+            r.failOpen(Status.BAD_REQUEST, "epoch " + counter + " is beyond the highest writer epoch " + Epochs.MAX_COUNTER);
+            return;
+        }
+        epoch = Epochs.fencing(counter, r.core.processId);
+        r.newFencingEpoch(epoch);
         // Fence every node that answered, with or without a copy: "no copy" was true at probe
         // time only, and the previous owner may create one there (a rebuild target) afterwards.
         // Opening it in write mode at the new epoch creates an empty queue that refuses the old

@@ -63,7 +63,10 @@ public final class QueueReplica {
     final String name;
     final String owner;
     long epoch;
-    private int gen;
+    /** Generation of the last OPEN sent at {@link #epoch} (see {@link Epochs}): never wraps. */
+    private long gen;
+    /** The generations of {@link #epoch} are used up: the next tick reclaims the queue at a new counter. */
+    private boolean generationsUsedUp;
     Phase phase = Phase.OPENING;
     final List<Member> members = new ArrayList<>();
     /** Nodes whose copy was isolated (sync NG), for the management table. */
@@ -176,6 +179,18 @@ public final class QueueReplica {
 
     long wireEpoch() {
         return Epochs.wire(epoch, ++gen);
+    }
+
+    /** A new fencing epoch (open, takeover, reclaim): its generations start again from 1. */
+    void newFencingEpoch(long fencing) {
+        epoch = fencing;
+        gen = 0;
+        generationsUsedUp = false;
+    }
+
+    /** For tests: as if this many OPENs had been sent at the current fencing epoch. */
+    void generationsUsedForTest(long used) {
+        gen = used;
     }
 
     /** The writer's epoch counter (what a reclaim increments). */
@@ -625,8 +640,18 @@ public final class QueueReplica {
         if (m.openToken != 0) {
             core.forget(m.openToken);
             m.uncertain++; // the abandoned OPEN may still be applied (it is journaled: one transaction)
+            m.openToken = 0;
         }
         m.open = false;
+        if (gen >= Epochs.MAX_GEN) {
+            // A wrapped generation would compare lower and fence ourselves: reclaim the queue at a
+            // new counter on the next tick (out of whatever called us), as a restarted owner would.
+            if (!generationsUsedUp) {
+                generationsUsedUp = true;
+                event("the " + Epochs.MAX_GEN + " OPEN generations of epoch " + Epochs.counter(epoch) + " are used up: reclaiming");
+            }
+            return;
+        }
         m.wireEpoch = wireEpoch();
         // From this OPEN on, this copy's stream differs from the other's by a transaction (see
         // MembershipRecord): records sent from now on must not claim the copies equal.
@@ -905,6 +930,10 @@ public final class QueueReplica {
         if (phase != Phase.READY) {
             return;
         }
+        if (generationsUsedUp) {
+            reclaim(Status.TIMEOUT, "the epoch's OPEN generations are used up");
+            return;
+        }
         for (Member m : new ArrayList<>(members)) {
             if (m.lost) {
                 // The unreachable authority: keep trying to reopen it while its node looks up.
@@ -941,15 +970,28 @@ public final class QueueReplica {
             // No copy is known to be in sync any more (all isolated): find the copies again, as a
             // restarted owner would (probe, fence with epoch + 1, records).
             event("no in-sync copy left: reclaiming");
-            for (Member m : new ArrayList<>(members)) {
-                dropAll(m, NOT_REPLICATED, "reclaiming the queue");
-            }
-            members.clear();
-            phase = Phase.OPENING;
-            openFuture = null;
-            opening = new OpenProcedure(this, org.jameskvs.client.OpenOptions.writer(owner, Epochs.counter(epoch) + 1), false);
-            opening.start();
+            reclaim(NOT_REPLICATED, "reclaiming the queue");
         }
+    }
+
+    /**
+     * Finds the copies again as a restarted owner would (probe, fence with epoch counter + 1,
+     * records); what is in flight ends with {@code failWith}.
+     */
+    private void reclaim(Status failWith, String why) {
+        failParked(true, core.clock.nanoTime(), why);
+        if (rebuild != null) {
+            rebuild.abort(why);
+            rebuild = null;
+        }
+        for (Member m : new ArrayList<>(members)) {
+            dropAll(m, failWith, why);
+        }
+        members.clear();
+        phase = Phase.OPENING;
+        openFuture = null;
+        opening = new OpenProcedure(this, org.jameskvs.client.OpenOptions.writer(owner, Epochs.counter(epoch) + 1), false);
+        opening.start();
     }
 
     /**
