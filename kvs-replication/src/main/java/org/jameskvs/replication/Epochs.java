@@ -1,13 +1,14 @@
 package org.jameskvs.replication;
 
 /**
- * Layout of the epoch a replicated writer sends in OPEN (the server only compares them):
+ * Layout of the epoch a replicated writer sends in OPEN (the server only compares them, as signed
+ * 64-bit numbers that must not be negative):
  * <pre>
- *  63      43 42          23 22     20 19            0     (bits, most significant first)
- * +----------+--------------+---------+---------------+
- * | counter (23 bits)       | process id (20 bits)    | generation (20 bits)
- * +-------------------------+-------------------------+---------------+
- *  \___________ fencing epoch (43 bits) ____________/
+ *  63  62            40 39            20 19             0     (bits, most significant first)
+ * +---+----------------+----------------+----------------+
+ * | 0 | counter (23)   | process id (20)| generation (20)|
+ * +---+----------------+----------------+----------------+
+ *      \__ fencing epoch (43 bits) ____/
  * </pre>
  * <b>counter</b>: the writer's epoch (OpenOptions.epoch); a takeover or a reclaim uses one more
  * than the highest seen. <b>process id</b>: random per James process, so that two processes
@@ -15,20 +16,37 @@ package org.jameskvs.replication;
  * by the writer for each OPEN it sends (path switch, rebuild target, node back), so that a new
  * connection's OPEN fences the old connection's requests of the same writer without ever
  * overtaking another writer's fencing epoch.
+ *
+ * <p><b>No wrap.</b> Nothing here ever wraps around: a wrapped epoch would compare lower and fence
+ * its own writer. A writer that used up the generations of its fencing epoch (about a million
+ * OPENs) reclaims the queue, like a restarted owner: a new counter, generations from 1 again
+ * ({@link QueueReplica}). A counter beyond {@link #MAX_COUNTER} (8,388,607 takeovers, or an epoch
+ * given by the caller) is refused with a clear error instead of overflowing into the sign bit.
  */
 final class Epochs {
     static final int GEN_BITS = 20;
     static final int PID_BITS = 20;
+    static final int COUNTER_BITS = 63 - GEN_BITS - PID_BITS;
+    /** The highest writer epoch counter (23 bits: the wire epoch stays a non-negative long). */
+    static final long MAX_COUNTER = (1L << COUNTER_BITS) - 1;
+    /** The highest generation: a writer needs a new fencing epoch (a reclaim) beyond it. */
+    static final long MAX_GEN = (1L << GEN_BITS) - 1;
 
     private Epochs() {
     }
 
     static long fencing(long counter, int processId) {
+        if (counter < 0 || counter > MAX_COUNTER) {
+            throw new IllegalArgumentException("epoch counter " + counter + " outside 0.." + MAX_COUNTER);
+        }
         return (counter << PID_BITS) | (processId & ((1 << PID_BITS) - 1));
     }
 
     static long wire(long fencing, long gen) {
-        return (fencing << GEN_BITS) | (gen & ((1 << GEN_BITS) - 1));
+        if (gen < 0 || gen > MAX_GEN) {
+            throw new IllegalArgumentException("generation " + gen + " outside 0.." + MAX_GEN);
+        }
+        return (fencing << GEN_BITS) | gen;
     }
 
     static long fencingOf(long wire) {

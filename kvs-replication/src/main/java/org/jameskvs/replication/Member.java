@@ -22,7 +22,7 @@ final class Member {
      * the authority) and the queue refuses writes until it is back.
      */
     boolean lost;
-    /** Mutations that were in flight when the copy became unreachable: they may land later. */
+    /** Mutations and write OPENs that were in flight unanswered (then abandoned): they may land later. */
     long uncertain;
     /** The copy holds the replication record (so a record write is a REPLACE, else a PUT). */
     boolean hasRecord;

@@ -23,12 +23,24 @@ import java.util.List;
  * ({@code refSeq = -1}, a retry happened, deltas differ) the copy that is ahead is the source and
  * the other one is rebuilt.
  *
+ * <p>A write OPEN is a transaction too (the server journals the new epoch), so an OPEN that reached
+ * one copy only (a path switch, or another writer's fence) could make up for a mutation the other
+ * copy applied and this one did not. Hence each entry also names the member's {@code wire} epoch
+ * (the handle its mutations went through), and the proof holds only while each copy's epoch is
+ * still that one: no OPEN at all reached it since. A path switch also ends the proof at once (the
+ * writer's next records carry {@code refSeq = -1}). Records without it (older versions) prove
+ * nothing.
+ *
  * @param renewals lease counter: grows at every renewal; a watcher that sees it unchanged for the
  *                 lease timeout considers the owner gone
  */
 record MembershipRecord(long epoch, long seq, String owner, long renewals, long refSeq, List<Entry> members) {
 
-    record Entry(String node, SyncState sync, long refTxn) {
+    /** @param wire the member's wire epoch when the record was written; -1 when unknown */
+    record Entry(String node, SyncState sync, long refTxn, long wire) {
+        Entry(String node, SyncState sync, long refTxn) {
+            this(node, sync, refTxn, -1);
+        }
     }
 
     boolean newerThan(MembershipRecord o) {
@@ -50,7 +62,8 @@ record MembershipRecord(long epoch, long seq, String owner, long renewals, long 
                 .append(";l=").append(renewals).append(";r=").append(refSeq).append(";m=");
         for (int i = 0; i < members.size(); i++) {
             Entry e = members.get(i);
-            sb.append(i == 0 ? "" : ",").append(e.node).append(':').append(e.sync).append(':').append(e.refTxn);
+            sb.append(i == 0 ? "" : ",").append(e.node).append(':').append(e.sync).append(':').append(e.refTxn)
+                    .append(':').append(e.wire);
         }
         return sb.toString().getBytes(StandardCharsets.UTF_8);
     }
@@ -80,7 +93,8 @@ record MembershipRecord(long epoch, long seq, String owner, long renewals, long 
                                 continue;
                             }
                             String[] f = m.split(":");
-                            members.add(new Entry(f[0], SyncState.valueOf(f[1]), Long.parseLong(f[2])));
+                            members.add(new Entry(f[0], SyncState.valueOf(f[1]), Long.parseLong(f[2]),
+                                    f.length > 3 ? Long.parseLong(f[3]) : -1));
                         }
                     }
                     default -> { }

@@ -44,6 +44,8 @@ final class OpenProcedure {
         long epoch;
         String owner = "";
         long size;
+        /** Transaction number at the probe's STAT: the fence OPEN must be the only transaction after it. */
+        long probeTxn = -1;
         boolean fenced;
         long fenceTxn;
         long wire;
@@ -93,6 +95,7 @@ final class OpenProcedure {
                             p.epoch = st.stat().epoch();
                             p.owner = st.stat().owner() == null ? "" : st.stat().owner();
                             p.size = st.stat().size();
+                            p.probeTxn = st.stat().txn();
                             probes.put(n, p);
                         }
                         done(1);
@@ -151,8 +154,13 @@ final class OpenProcedure {
         // The writer's epoch counter, one above anything seen; the process id in the low bits
         // keeps two writers that chose the same counter (a restarted owner and its paused former
         // self) strictly ordered, so neither can overtake the other by bumping its generation.
-        epoch = Epochs.fencing(Math.max(options.epoch(), maxEpoch + 1), r.core.processId);
-        r.epoch = epoch;
+        long counter = Math.max(options.epoch(), maxEpoch + 1);
+        if (counter > Epochs.MAX_COUNTER) {
+            r.failOpen(Status.BAD_REQUEST, "epoch " + counter + " is beyond the highest writer epoch " + Epochs.MAX_COUNTER);
+            return;
+        }
+        epoch = Epochs.fencing(counter, r.core.processId);
+        r.newFencingEpoch(epoch);
         // Fence every node that answered, with or without a copy: "no copy" was true at probe
         // time only, and the previous owner may create one there (a rebuild target) afterwards.
         // Opening it in write mode at the new epoch creates an empty queue that refuses the old
@@ -282,6 +290,7 @@ final class OpenProcedure {
             return;
         }
         if (candidates.size() == 2 && candidates.stream().allMatch(p -> sameVersion(p.record, rec)) && rec.refSeq() >= 0
+                && candidates.stream().allMatch(p -> noOpenSinceRecord(p, rec))
                 && candidates.get(0).size == candidates.get(1).size
                 && delta(candidates.get(0), rec) == delta(candidates.get(1), rec)) {
             r.opened(epoch, List.of(member(candidates.get(0), SyncState.SYNC), member(candidates.get(1), SyncState.SYNC)),
@@ -306,6 +315,16 @@ final class OpenProcedure {
 
     private static boolean sameVersion(MembershipRecord a, MembershipRecord b) {
         return a != null && b != null && a.epoch() == b.epoch() && a.seq() == b.seq();
+    }
+
+    /**
+     * No write OPEN reached the copy since the record was written (its epoch is still the handle's
+     * the record names) nor between our probe and our fence: its transactions since the record are
+     * the writer's mutations only (see {@link MembershipRecord}).
+     */
+    private static boolean noOpenSinceRecord(Probe p, MembershipRecord rec) {
+        MembershipRecord.Entry e = rec.entry(p.node);
+        return e != null && e.wire() >= 0 && e.wire() == p.epoch && p.probeTxn >= 0 && p.fenceTxn == p.probeTxn + 1;
     }
 
     private static long delta(Probe p, MembershipRecord rec) {

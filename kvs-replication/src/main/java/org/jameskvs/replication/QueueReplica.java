@@ -36,7 +36,8 @@ import java.util.concurrent.CompletableFuture;
  * whatever is still in flight on the old path), then every unanswered request again, in order. A
  * retried PUT answering DUPLICATE_ID, or a retried DELETE answering NOT_FOUND, was applied the first
  * time: success. The OPEN answer carries the copy's exact transaction number, so the accounting
- * stays exact across the switch.</li>
+ * stays exact across the switch; the write OPEN itself is one transaction (the server journals the
+ * new epoch), and an OPEN abandoned unanswered may have been applied too.</li>
  * <li>Both paths NG: the member is isolated and a replacement (the next healthy node of the group)
  * is rebuilt from the survivor (see {@link Rebuild}). Mutations the survivor applied but the lost
  * copy never answered are acknowledged when that rebuild completes (they are then on two copies),
@@ -62,7 +63,10 @@ public final class QueueReplica {
     final String name;
     final String owner;
     long epoch;
-    private int gen;
+    /** Generation of the last OPEN sent at {@link #epoch} (see {@link Epochs}): never wraps. */
+    private long gen;
+    /** The generations of {@link #epoch} are used up: the next tick reclaims the queue at a new counter. */
+    private boolean generationsUsedUp;
     Phase phase = Phase.OPENING;
     final List<Member> members = new ArrayList<>();
     /** Nodes whose copy was isolated (sync NG), for the management table. */
@@ -175,6 +179,18 @@ public final class QueueReplica {
 
     long wireEpoch() {
         return Epochs.wire(epoch, ++gen);
+    }
+
+    /** A new fencing epoch (open, takeover, reclaim): its generations start again from 1. */
+    void newFencingEpoch(long fencing) {
+        epoch = fencing;
+        gen = 0;
+        generationsUsedUp = false;
+    }
+
+    /** For tests: as if this many OPENs had been sent at the current fencing epoch. */
+    void generationsUsedForTest(long used) {
+        gen = used;
     }
 
     /** The writer's epoch counter (what a reclaim increments). */
@@ -623,9 +639,23 @@ public final class QueueReplica {
     void openMember(Member m) {
         if (m.openToken != 0) {
             core.forget(m.openToken);
+            m.uncertain++; // the abandoned OPEN may still be applied (it is journaled: one transaction)
+            m.openToken = 0;
         }
         m.open = false;
+        if (gen >= Epochs.MAX_GEN) {
+            // A wrapped generation would compare lower and fence ourselves: reclaim the queue at a
+            // new counter on the next tick (out of whatever called us), as a restarted owner would.
+            if (!generationsUsedUp) {
+                generationsUsedUp = true;
+                event("the " + Epochs.MAX_GEN + " OPEN generations of epoch " + Epochs.counter(epoch) + " are used up: reclaiming");
+            }
+            return;
+        }
         m.wireEpoch = wireEpoch();
+        // From this OPEN on, this copy's stream differs from the other's by a transaction (see
+        // MembershipRecord): records sent from now on must not claim the copies equal.
+        m.recordSeq = -1;
         NodeRequest r = NodeRequest.open(core.nextToken(), m.node, m.path, name, true, m.wireEpoch, owner);
         m.openToken = r.token();
         m.openSentAt = core.clock.nanoTime();
@@ -639,13 +669,15 @@ public final class QueueReplica {
         m.openToken = 0;
         boolean tainted = false;
         if (r.isOk()) {
-            // The copy must hold everything it answered before, plus at most the requests that
-            // were in flight: fewer means it lost data (restarted without its journal, or lost
-            // unsynced writes), more means someone else wrote to it. Either way it is not in sync.
+            // The copy must hold everything it answered before, plus this OPEN (a write OPEN at a
+            // new generation is journaled: one transaction), plus at most the requests and earlier
+            // OPENs that were in flight: fewer means it lost data (restarted without its journal, or
+            // lost unsynced writes), more means someone else wrote to it. Either way it is not in sync.
             long maybeApplied = m.uncertain + m.backlog.stream().filter(x -> x.retried && isMutation(x.op)).count();
-            if (m.txn >= 0 && (r.txn() < m.txn || r.txn() > m.txn + maybeApplied)) {
-                String why = "copy reopened at transaction " + r.txn() + ", expected " + m.txn
-                        + (maybeApplied > 0 ? ".." + (m.txn + maybeApplied) : "");
+            long least = m.txn + 1;
+            if (m.txn >= 0 && (r.txn() < least || r.txn() > least + maybeApplied)) {
+                String why = "copy reopened at transaction " + r.txn() + ", expected " + least
+                        + (maybeApplied > 0 ? ".." + (least + maybeApplied) : "");
                 if (m.lost) {
                     m.lost = false; // it answered: no longer the unreachable authority, just a bad copy
                     m.sync = SyncState.NG;
@@ -672,12 +704,16 @@ public final class QueueReplica {
             }
             m.open = true;
             m.uncertain = 0;
-            if (r.txn() == m.txn) {
-                // None of the requests in flight advanced the copy: they were not applied (or were
-                // refused, which they will be again), so resending them is exact, not a retry.
+            boolean known = m.txn >= 0;
+            if (known && r.txn() == least) {
+                // Only this OPEN advanced the copy: nothing in flight was applied (or it was refused,
+                // which it will be again), so resending it is exact, not a retry.
                 m.backlog.forEach(x -> x.retried = false);
-            } else if (maybeApplied > 0) {
-                m.recordSeq = -1; // some were applied and are resent: streams may differ now
+            }
+            if (known) {
+                // This copy's number moved without the other's (the OPEN, maybe retried requests):
+                // the record's proof that both copies applied the same must not outlive it.
+                m.recordSeq = -1;
                 tainted = true;
             }
             m.txn = r.txn();
@@ -685,6 +721,8 @@ public final class QueueReplica {
             if (m.lost) {
                 m.lost = false;
                 event(m.node + " is back (txn " + m.txn + ")");
+            } else if (known) {
+                event(m.node + " reopened on " + m.path + " (txn " + m.txn + ")");
             }
             flushBacklog(m);
             if (tainted && phase == Phase.READY) {
@@ -697,6 +735,9 @@ public final class QueueReplica {
         } else if (r.status() == Status.STALE_EPOCH) {
             fence("STALE_EPOCH on OPEN at " + m.node);
         } else {
+            if (r.status().isIndeterminate()) {
+                m.uncertain++; // it may have reached the node and been applied
+            }
             if (m.lost) {
                 return; // still away; the next node-up event tries again
             }
@@ -798,6 +839,7 @@ public final class QueueReplica {
         if (m.openToken != 0) {
             core.forget(m.openToken);
             m.openToken = 0;
+            m.uncertain++; // an OPEN in flight may still be applied (matters for a lost member that comes back)
         }
         m.open = false;
         for (Sent s : all) {
@@ -888,6 +930,10 @@ public final class QueueReplica {
         if (phase != Phase.READY) {
             return;
         }
+        if (generationsUsedUp) {
+            reclaim(Status.TIMEOUT, "the epoch's OPEN generations are used up");
+            return;
+        }
         for (Member m : new ArrayList<>(members)) {
             if (m.lost) {
                 // The unreachable authority: keep trying to reopen it while its node looks up.
@@ -924,15 +970,28 @@ public final class QueueReplica {
             // No copy is known to be in sync any more (all isolated): find the copies again, as a
             // restarted owner would (probe, fence with epoch + 1, records).
             event("no in-sync copy left: reclaiming");
-            for (Member m : new ArrayList<>(members)) {
-                dropAll(m, NOT_REPLICATED, "reclaiming the queue");
-            }
-            members.clear();
-            phase = Phase.OPENING;
-            openFuture = null;
-            opening = new OpenProcedure(this, org.jameskvs.client.OpenOptions.writer(owner, Epochs.counter(epoch) + 1), false);
-            opening.start();
+            reclaim(NOT_REPLICATED, "reclaiming the queue");
         }
+    }
+
+    /**
+     * Finds the copies again as a restarted owner would (probe, fence with epoch counter + 1,
+     * records); what is in flight ends with {@code failWith}.
+     */
+    private void reclaim(Status failWith, String why) {
+        failParked(true, core.clock.nanoTime(), why);
+        if (rebuild != null) {
+            rebuild.abort(why);
+            rebuild = null;
+        }
+        for (Member m : new ArrayList<>(members)) {
+            dropAll(m, failWith, why);
+        }
+        members.clear();
+        phase = Phase.OPENING;
+        openFuture = null;
+        opening = new OpenProcedure(this, org.jameskvs.client.OpenOptions.writer(owner, Epochs.counter(epoch) + 1), false);
+        opening.start();
     }
 
     /**
@@ -977,7 +1036,7 @@ public final class QueueReplica {
         }
         List<MembershipRecord.Entry> entries = new ArrayList<>();
         for (Member m : targets) {
-            entries.add(new MembershipRecord.Entry(m.node, m.sync, refSeq >= 0 ? m.recordTxn : -1));
+            entries.add(new MembershipRecord.Entry(m.node, m.sync, refSeq >= 0 ? m.recordTxn : -1, m.wireEpoch));
         }
         MembershipRecord rec = new MembershipRecord(epoch, ++recordSeq, owner, renewals, refSeq, entries);
         ReplicaOp op = new ReplicaOp(NodeOp.REPLACE, ReplicaOp.Purpose.RECORD, core.clock.nanoTime());

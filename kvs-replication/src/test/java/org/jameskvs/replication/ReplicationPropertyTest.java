@@ -48,6 +48,9 @@ class ReplicationPropertyTest {
             return;
         }
         int from = Integer.getInteger("sim.from", 1);
+        // 500 seeds take about 25 s on the 2-core build machine: the bound only stops a run gone wrong.
+        long maxSeconds = Long.getLong("sim.maxSeconds", 240);
+        long maxNanos = java.util.concurrent.TimeUnit.SECONDS.toNanos(maxSeconds);
         for (int s = from; s < from + seeds; s++) {
             if (Boolean.getBoolean("sim.trace")) {
                 System.out.println("seed " + s);
@@ -57,10 +60,10 @@ class ReplicationPropertyTest {
             totalOps += r.ops;
             totalTakeovers += r.takeovers;
             totalFaults += r.faults;
-            if (System.nanoTime() - start > 240_000_000_000L) {
-                System.out.println("time bound reached after " + s + " seeds");
-                seeds = s;
-                break;
+            if (System.nanoTime() - start > maxNanos && s < from + seeds - 1) {
+                // A run that cannot finish its seeds fails: passing with fewer would test less than it claims.
+                fail("only " + (s - from + 1) + " of " + seeds + " seeds ran within " + maxSeconds
+                        + " s (-Dsim.maxSeconds); fewer seeds (-Dsim.seeds) or more time, never a pass with fewer");
             }
         }
         System.out.printf("simulation: %d seeds x %d ops: %d ops issued, %d acknowledged, %d takeovers, %d faults, %.1f s%n",

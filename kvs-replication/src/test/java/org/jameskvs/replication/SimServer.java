@@ -219,8 +219,10 @@ final class SimServer {
                 return err(r.token(), Status.QUEUE_LOCKED, q);
             }
             if (r.epoch() > q.epoch || !r.owner().equals(q.owner)) {
+                // Journaled by the real server (QueueStore.setOwner): a transaction like any mutation.
                 q.epoch = r.epoch();
                 q.owner = r.owner();
+                q.txn++;
             }
             writers.put(q.name, conn);
         }
