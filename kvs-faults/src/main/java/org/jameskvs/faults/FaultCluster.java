@@ -135,6 +135,18 @@ public final class FaultCluster implements AutoCloseable {
         return sync == 2 && !rebuilding;
     }
 
+    /** The transaction number of one node's copy of a queue, read directly (0 when the node has no such queue). */
+    public static long txnOn(NodeProcess n, String queue) {
+        try (KvsClient c = KvsClient.connect(KvsClientConfig.builder().host(n.host).port(n.port)
+                .credentials(USER, PASSWORD).requestTimeout(Duration.ofSeconds(20)).build())) {
+            OpenResult r = c.open(queue, OpenOptions.reader()).join();
+            if (r.status() == org.jameskvs.protocol.Status.NO_SUCH_QUEUE) {
+                return 0;
+            }
+            return r.orThrow().stat().join().txn();
+        }
+    }
+
     /** Every message of a queue on one node, read directly in blocks of 1000: id -> how often. */
     public Map<String, Integer> readNode(NodeProcess n, String queue) {
         Map<String, Integer> seen = new HashMap<>();

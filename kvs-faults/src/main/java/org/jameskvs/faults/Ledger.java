@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * What a writer was told: every put it issued, which were acknowledged (OK = two copies), which
  * were deleted (delete acknowledged) and which deletes were sent with an unknown outcome. Also the
  * switchover measurement: the time from a fault ({@link #markFault}) to the first acknowledged put
- * issued after it. Thread-safe.
+ * issued after it; and how many puts issued after the fault, and after the heal ({@link #markHeal}),
+ * were acknowledged: the events a scenario waits for instead of fixed times. Thread-safe.
  */
 public final class Ledger implements LoadLoop.Listener {
     public final Set<String> attempted = ConcurrentHashMap.newKeySet();
@@ -22,6 +23,9 @@ public final class Ledger implements LoadLoop.Listener {
     private final AtomicLong faultAt = new AtomicLong(Long.MAX_VALUE);
     private final AtomicLong firstAckAfterFault = new AtomicLong(Long.MAX_VALUE);
     private final AtomicLong firstFailureAt = new AtomicLong(Long.MAX_VALUE);
+    private final AtomicLong healAt = new AtomicLong(Long.MAX_VALUE);
+    private final AtomicLong ackedAfterFault = new AtomicLong();
+    private final AtomicLong ackedAfterHeal = new AtomicLong();
 
     /** Marks the moment a fault was injected (System.nanoTime of this machine). */
     public void markFault() {
@@ -30,6 +34,21 @@ public final class Ledger implements LoadLoop.Listener {
 
     public void markFault(long nanoTime) {
         faultAt.compareAndSet(Long.MAX_VALUE, nanoTime);
+    }
+
+    /** Marks the moment a fault was healed. */
+    public void markHeal() {
+        healAt.compareAndSet(Long.MAX_VALUE, System.nanoTime());
+    }
+
+    /** Acknowledged puts that were issued after the fault was marked. */
+    public long ackedAfterFault() {
+        return ackedAfterFault.get();
+    }
+
+    /** Acknowledged puts that were issued after the heal was marked. */
+    public long ackedAfterHeal() {
+        return ackedAfterHeal.get();
     }
 
     public long faultNanos() {
@@ -54,6 +73,10 @@ public final class Ledger implements LoadLoop.Listener {
         acked.add(id);
         if (issuedNanos >= faultAt.get()) {
             firstAckAfterFault.accumulateAndGet(System.nanoTime(), Math::min);
+            ackedAfterFault.incrementAndGet();
+        }
+        if (issuedNanos >= healAt.get()) {
+            ackedAfterHeal.incrementAndGet();
         }
     }
 

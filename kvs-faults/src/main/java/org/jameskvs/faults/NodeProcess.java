@@ -54,10 +54,23 @@ public final class NodeProcess implements AutoCloseable {
                 List.of(extraProps));
     }
 
+    /**
+     * A free port below Linux's ephemeral range (32768..60999). A port the kernel hands out for
+     * {@code bind(0)} comes from that range, where any outgoing connection may take it as its local
+     * port while the node is down, and the node's restart on it then fails (seen: "Address already
+     * in use" on a kill -9 restart).
+     */
     public static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+        java.util.Random rnd = new java.util.Random();
+        for (int i = 0; i < 200; i++) {
+            int port = 20_000 + rnd.nextInt(12_000);
+            try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return s.getLocalPort();
+            } catch (IOException inUse) {
+                // try another
+            }
         }
+        throw new IOException("no free port in 20000..31999");
     }
 
     /** Starts the process and waits (bounded) until it listens. */

@@ -13,21 +13,36 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Shared steps of the scenarios: load with a fault injected and healed on a schedule, checks. */
+/**
+ * Shared steps of the scenarios: load with a fault injected and healed at <i>events</i> of the load,
+ * never at fixed times (a fixed time races the load on a busy machine: the load could end before the
+ * heal, or the fault come before any write). The fault comes once {@link #ACKS_BEFORE_FAULT} puts
+ * were acknowledged; the heal once {@link #ACKS_THROUGH_FAULT} puts issued after the fault were
+ * acknowledged (the writer demonstrably got around the fault: after a kill or SIGSTOP that needs the
+ * victim isolated); the load stops once {@link #ACKS_AFTER_HEAL} puts issued after the heal were
+ * acknowledged. Every wait is bounded by {@link #MAX_LOAD_MILLIS} and fails the scenario when its
+ * event does not come.
+ */
 final class Scenarios {
-    /** Load per scenario (CI: 6 s, at most 40,000 puts, so that the load outlasts the fault); the soak raises them. */
-    static final long LOAD_MILLIS = Long.getLong("faults.loadMillis", 6000);
-    static final int MAX_COUNT = Integer.getInteger("faults.maxCount", 40_000);
-    static final long FAULT_AT = Long.getLong("faults.faultAtMillis", 1500);
-    static final long HEAL_AFTER = Long.getLong("faults.healAfterMillis", 3000);
+    static final int ACKS_BEFORE_FAULT = Integer.getInteger("faults.acksBeforeFault", 2000);
+    static final int ACKS_THROUGH_FAULT = Integer.getInteger("faults.acksThroughFault", 2000);
+    static final int ACKS_AFTER_HEAL = Integer.getInteger("faults.acksAfterHeal", 2000);
+    /** Bounds of one scenario's load: puts issued, and time (each wait fails past it). */
+    static final int MAX_COUNT = Integer.getInteger("faults.maxCount", 100_000);
+    static final long MAX_LOAD_MILLIS = Long.getLong("faults.maxLoadMillis", 120_000);
+    /** Puts per load phase of the damaged-journal scenarios. */
+    static final int PHASE_PUTS = Integer.getInteger("faults.phasePuts", 5000);
     static final String OWNER = "james-a";
 
     interface Step {
@@ -38,8 +53,10 @@ final class Scenarios {
     }
 
     /**
-     * Opens the queue as {@link #OWNER}/1, runs the load, injects {@code fault} at {@link #FAULT_AT}
-     * and {@code heal} {@link #HEAL_AFTER} later (null: no heal), then verifies.
+     * Opens the queue as {@link #OWNER}/1, runs the load, injects {@code fault} and then {@code heal}
+     * (null: no heal) at the load's events (see the class comment), then verifies. {@code fault ==
+     * null} is a gradual fault (e.g. the disk fills up): its moment is when the writer's table first
+     * shows the victim leaving SYNC.
      */
     static FaultCluster.Outcome faultUnderLoad(String name, FaultCluster cluster, String victim, Step fault, Step heal,
                                                Map<String, String> notes) throws Exception {
@@ -47,31 +64,37 @@ final class Scenarios {
         ReplicationConfig config = cluster.config(queue);
         Ledger ledger = new Ledger();
         ReplicatedQueueOpener opener = ReplicatedQueueOpener.start(config);
-        ScheduledExecutorService s = Executors.newSingleThreadScheduledExecutor();
+        ExecutorService loader = Executors.newSingleThreadExecutor();
         TableWatcher watcher = null;
+        AtomicBoolean enough = new AtomicBoolean();
         try {
             KvsQueue q = FaultCluster.openWhenConnected(opener, queue, OWNER, 1, Duration.ofSeconds(20)).queue();
-            // fault == null: a gradual fault (e.g. the disk fills up); its moment is when the writer's
-            // table first shows the victim leaving SYNC.
             watcher = new TableWatcher(opener, queue, victim, fault == null ? ledger : null);
-            ScheduledFuture<?> f = fault == null ? null : s.schedule(() -> {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MAX_LOAD_MILLIS);
+            Future<Integer> load = loader.submit(() -> LoadLoop.run(q, name, MAX_COUNT, MAX_LOAD_MILLIS, 5, 32, ledger,
+                    enough::get));
+            await(name, "puts acknowledged before the fault", load, deadline,
+                    () -> ledger.acked.size() >= ACKS_BEFORE_FAULT, ledger);
+            if (fault != null) {
                 fault.run(); // the fault is in effect when this returns (process dead / stopped, link down)
                 ledger.markFault();
-                System.out.println("[" + name + "] fault injected on " + victim);
-                return null;
-            }, FAULT_AT, TimeUnit.MILLISECONDS);
-            ScheduledFuture<?> h = heal == null ? null : s.schedule(() -> {
+                System.out.println("[" + name + "] fault injected on " + victim + " after " + ledger.acked.size()
+                        + " acknowledged puts");
+            } else {
+                await(name, victim + " leaving SYNC (gradual fault)", load, deadline, ledger::faultMarked, ledger);
+            }
+            await(name, ACKS_THROUGH_FAULT + " puts issued after the fault acknowledged", load, deadline,
+                    () -> ledger.ackedAfterFault() >= ACKS_THROUGH_FAULT, ledger);
+            if (heal != null) {
                 heal.run();
-                System.out.println("[" + name + "] healed " + victim);
-                return null;
-            }, FAULT_AT + HEAL_AFTER, TimeUnit.MILLISECONDS);
-            LoadLoop.run(q, name, MAX_COUNT, LOAD_MILLIS, 5, 32, ledger, () -> false);
-            if (f != null) {
-                f.get(60, TimeUnit.SECONDS);
+                ledger.markHeal();
+                System.out.println("[" + name + "] healed " + victim + " after " + ledger.ackedAfterFault()
+                        + " puts issued after the fault were acknowledged");
+                await(name, ACKS_AFTER_HEAL + " puts issued after the heal acknowledged", load, deadline,
+                        () -> ledger.ackedAfterHeal() >= ACKS_AFTER_HEAL, ledger);
             }
-            if (h != null) {
-                h.get(60, TimeUnit.SECONDS);
-            }
+            enough.set(true);
+            load.get(120, TimeUnit.SECONDS);
             System.out.println("[" + name + "] load done: " + ledger);
             watcher.close();
             Map<String, String> all = new java.util.LinkedHashMap<>(notes);
@@ -83,13 +106,35 @@ final class Scenarios {
             assertSafe(o);
             return o;
         } finally {
+            enough.set(true);
             if (watcher != null) {
                 watcher.close();
             }
-            s.shutdownNow();
+            loader.shutdown();
+            if (!loader.awaitTermination(120, TimeUnit.SECONDS)) {
+                loader.shutdownNow();
+            }
             if (opener != null) {
                 opener.close();
             }
+        }
+    }
+
+    /**
+     * Waits for an event of the load, polling every 20 ms; fails when the deadline passes or the load
+     * ended (its count or time bound) before the event.
+     */
+    static void await(String scenario, String event, Future<?> load, long deadlineNanos, BooleanSupplier happened,
+                      Ledger ledger) throws InterruptedException {
+        while (!happened.getAsBoolean()) {
+            if (load != null && load.isDone()) {
+                throw new AssertionError("[" + scenario + "] the load ended before " + event + ": " + ledger);
+            }
+            if (System.nanoTime() - deadlineNanos > 0) {
+                throw new AssertionError("[" + scenario + "] no " + event + " within " + MAX_LOAD_MILLIS + " ms: "
+                        + ledger);
+            }
+            Thread.sleep(20);
         }
     }
 

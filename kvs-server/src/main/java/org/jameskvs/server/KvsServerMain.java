@@ -26,8 +26,17 @@ public final class KvsServerMain {
             System.exit(2);
             return;
         }
-        org.slf4j.LoggerFactory.getLogger(KvsServerMain.class).info("starting with {}", config);
-        KvsServer server = KvsServer.start(config);
+        org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(KvsServerMain.class);
+        log.info("starting with {}", config);
+        KvsServer server;
+        try {
+            server = KvsServer.start(config);
+        } catch (RuntimeException e) {
+            // Exit rather than linger: threads the failed start left behind would keep the JVM up.
+            log.error("cannot start", e);
+            System.exit(1);
+            return;
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
