@@ -33,8 +33,10 @@ import org.slf4j.LoggerFactory;
  * <b>Add-wins is kept</b>: GC only ever drops a tag whose ADD its own writer deleted, which G1 does
  * only for a tag that some REMOVE (or superseding store) named, i.e. observed; a concurrent add has
  * a fresh tag that no REMOVE named. <b>Assumption</b> (as in the replication layer): at most one
- * failure at a time, i.e. the in-sync copy of a log is on a node that answers; a stale copy left on
- * a former member only delays G2/G4 (it still holds the ADD, so the ADD is not "gone").
+ * failure at a time, i.e. the in-sync copy of a log is on a node that answers. The copies checked
+ * are exactly the ones the readers read: those the log's newest replication record names in sync
+ * ({@link NodeLogs#refreshMembers}); a stale copy left on a former member is neither read nor
+ * checked (it would otherwise keep every tombstone of its ADDs alive forever).
  * {@code gcInterval} (default 30 s) spaces the rounds of G2/G3 checks (at most
  * {@link #MAX_CHECKS_PER_ROUND} GETs each); G4 runs at the end of every full pass
  * ({@code rescanInterval}, default 5 min). {@link OrSetMailRepository#collectGarbageNow()} runs a
@@ -104,6 +106,7 @@ final class GarbageCollector {
         if (force || lastRound == Long.MIN_VALUE || now - lastRound >= gcInterval.toNanos()) {
             lastRound = now;
             try {
+                logs.refreshAllMembers(); // the copies checked are the ones the readers use, as of now
                 forgetGoneTombstones();
                 deleteOwnRemoves();
             } catch (RuntimeException e) {

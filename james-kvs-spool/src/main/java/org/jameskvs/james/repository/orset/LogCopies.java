@@ -13,6 +13,7 @@ import org.jameskvs.james.KvsClientOpener;
 import org.jameskvs.james.KvsQueueOpener;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
 import org.jameskvs.protocol.Status;
+import org.jameskvs.replication.InSyncCopies;
 import org.jameskvs.replication.ReplicationConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,14 +24,14 @@ import org.slf4j.LoggerFactory;
  * <p><b>Single server</b>: one copy, opened read-only through the plug-in's opener.
  *
  * <p><b>Replicated</b> ({@code replication.nodes}): one plain read-only connection per KVS node of the
- * group, and the log is read on <i>every</i> node that has a queue of that name; the reader applies
- * the union. Why not the replication layer's read-only handle: it opens the first node in group
- * order that has a queue of that name, and the replication's open fences every node by creating the
- * queue there, so that node is often a non-member holding an empty queue (or a stale former copy),
- * read forever. The union is sound for an OR-set (operations are idempotent and commute; a copy
- * that is empty, being rebuilt or behind only contributes a subset) and it also survives the loss of
- * the node serving reads. Copies hold the replication's own record (an id starting with a zero
- * byte): readers skip it ({@link #isReserved}).
+ * group, a read handle on every node that has a queue of that name, and the log is read on the copies
+ * its newest replication record names in sync ({@link InSyncCopies}, applied by
+ * {@link NodeLogs#refreshMembers}); the reader applies their union (operations are idempotent and
+ * commute, and reading both in-sync copies survives the loss of either). Never every node that has
+ * the queue: the replication's open leaves an empty queue on the nodes that are not copies, and an
+ * isolated copy keeps its stale content on its node: read, it would bring back mail the log's
+ * writer removed and collected, and keep every other node's tombstones alive. Copies hold the
+ * replication's own record (an id starting with a zero byte): readers skip it ({@link #isReserved}).
  */
 final class LogCopies implements AutoCloseable {
     static final String SINGLE = "kvs";
@@ -70,6 +71,11 @@ final class LogCopies implements AutoCloseable {
     /** Where copies may be: the group's nodes, or {@link #SINGLE}. */
     List<String> nodes() {
         return nodes;
+    }
+
+    /** Logs are kept on two copies by the replication layer (each copy holds the replication record). */
+    boolean replicated() {
+        return configuration.replicated();
     }
 
     /**
@@ -112,7 +118,7 @@ final class LogCopies implements AutoCloseable {
 
     /** The replication layer's own record inside a copy, not an operation. */
     static boolean isReserved(byte[] id) {
-        return id.length > 0 && id[0] == 0;
+        return InSyncCopies.isReserved(id);
     }
 
     @Override

@@ -10,7 +10,8 @@ import org.jameskvs.client.ReadResult;
 
 /**
  * Where reading a node's log goes on: its copies (the own log: the write handle) with a position
- * each, and the nodes known to hold none.
+ * each, the nodes known to hold none, and which of the copies are read: the {@link #members} (the
+ * in-sync copies named by the log's newest replication record, see {@link NodeLogs#refreshMembers}).
  */
 final class LogCursor {
     final String name;
@@ -18,23 +19,34 @@ final class LogCursor {
     final Map<String, Copy> copies = new ConcurrentHashMap<>();
     final Set<String> absent = ConcurrentHashMap.newKeySet();
     long lastRescan = System.nanoTime();
+    /** The copies read (and checked by garbage collection); null until the records told. */
+    volatile Set<String> members;
+    /** The last look at the records found every copy they name in sync: absence on them all means gone. */
+    volatile boolean membersComplete;
+    /** When the records were last read (System.nanoTime). */
+    volatile long membersAt;
 
     LogCursor(String name, boolean own) {
         this.name = name;
         this.own = own;
     }
 
-    /** Every node answered: it holds a copy (open here) or none. */
-    boolean complete(List<String> nodes) {
-        if (copies.isEmpty()) {
-            return false;
+    /**
+     * The copies that hold the log are all known and open here: every copy the newest record names in
+     * sync (the own log: its write handle). What none of them holds is gone from the log.
+     */
+    boolean complete() {
+        Set<String> m = members;
+        return m != null && membersComplete && copies.keySet().containsAll(m);
+    }
+
+    /** The copies to read now: the members' (none while the members are unknown). */
+    List<Copy> memberCopies() {
+        Set<String> m = members;
+        if (m == null) {
+            return List.of();
         }
-        for (String node : nodes) {
-            if (!copies.containsKey(node) && !absent.contains(node)) {
-                return false;
-            }
-        }
-        return true;
+        return copies.values().stream().filter(c -> m.contains(c.node)).toList();
     }
 
     /**

@@ -66,15 +66,20 @@ final class LogReader {
             LogCursor.Copy copy = cursor.copies.computeIfAbsent(LogCopies.SINGLE, node -> new LogCursor.Copy(node, ownLog.handle()));
             copy.handle = ownLog.handle(); // the write handle of KvsQueues (re-opened after a takeover)
         }
+        // Only the in-sync copies named by the newest record: a stale copy would bring removed mail back.
+        logs.refreshMembers(cursor, fullPass);
         FullPass pass = null;
         if (fullPass) {
             pass = new FullPass(replica.liveTagsIn(cursor.name));
             for (LogCursor.Copy copy : cursor.copies.values()) {
                 copy.position = 0;
             }
+            if (!logs.complete(cursor)) {
+                pass.clean = false; // G4 concludes from absence only over every in-sync copy
+            }
         }
         RuntimeException failure = null;
-        for (LogCursor.Copy copy : List.copyOf(cursor.copies.values())) {
+        for (LogCursor.Copy copy : cursor.memberCopies()) {
             try {
                 readToEnd(cursor, copy, pass);
             } catch (RuntimeException e) {

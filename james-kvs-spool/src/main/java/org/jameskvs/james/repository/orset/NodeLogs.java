@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -18,6 +19,7 @@ import org.jameskvs.james.Futures;
 import org.jameskvs.james.KvsQueues;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
 import org.jameskvs.protocol.Status;
+import org.jameskvs.replication.InSyncCopies;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * The logs of the repository as known here, one per James node: found by listing the queues with
  * the repository's prefix ({@code <namespace>/repo/<path>#}), each with a {@link LogCursor} and
  * read handles on its copies. The own log is read through its write handle; the others through
- * {@link LogCopies}.
+ * {@link LogCopies}, on the copies the log's newest replication record names in sync
+ * ({@link #refreshMembers}): readers and garbage collection use the same copies.
  */
 final class NodeLogs implements AutoCloseable {
     // The repository's log category (as before this class was split out of it).
@@ -58,9 +61,9 @@ final class NodeLogs implements AutoCloseable {
         return cursors.values();
     }
 
-    /** Every node of the group answered for {@code cursor}'s log: it holds a copy (open here) or none. */
+    /** Every in-sync copy of {@code cursor}'s log is known and open here: what none holds is gone. */
     boolean complete(LogCursor cursor) {
-        return cursor.complete(copies.nodes());
+        return cursor.complete();
     }
 
     /**
@@ -94,7 +97,73 @@ final class NodeLogs implements AutoCloseable {
             if (!cursor.own) {
                 openCopies(cursor);
             }
+            refreshMembers(cursor, true);
         }
+    }
+
+    /** {@link #refreshMembers} for every log, now: before a garbage collection round concludes from absence. */
+    void refreshAllMembers() {
+        for (LogCursor cursor : cursors.values()) {
+            refreshMembers(cursor, true);
+        }
+    }
+
+    /**
+     * Reads the replication record on every open copy of the log (at most every discoveryInterval,
+     * unless {@code force}) and makes the copies its newest version names in sync the ones read
+     * ({@link InSyncCopies}). A copy that (re)joins is read from position 0: it may have been rebuilt,
+     * renumbering its positions. When the records cannot tell (too few nodes answered), the members
+     * stay as they were but are no longer {@code complete}: reads go on, conclusions from absence
+     * wait. The own log and a single server: the one copy there is.
+     */
+    void refreshMembers(LogCursor cursor, boolean force) {
+        if (cursor.own || !copies.replicated()) {
+            cursor.members = Set.copyOf(cursor.copies.keySet());
+            cursor.membersComplete = !cursor.copies.isEmpty();
+            return;
+        }
+        long now = System.nanoTime();
+        if (!force && cursor.members != null && now - cursor.membersAt < discoveryInterval.toNanos()) {
+            return;
+        }
+        Map<String, CompletableFuture<GetResult>> gets = new HashMap<>();
+        cursor.copies.forEach((node, copy) -> gets.put(node, copy.handle.get(InSyncCopies.recordId())));
+        Map<String, byte[]> holders = new HashMap<>();
+        int answered = cursor.absent.size();
+        for (Map.Entry<String, CompletableFuture<GetResult>> e : gets.entrySet()) {
+            GetResult r;
+            try {
+                r = Futures.await(e.getValue(), configuration.requestTimeout(), "get the record of " + cursor.name);
+            } catch (RuntimeException ex) {
+                continue; // unreachable: not an answer
+            }
+            if (r.isOk() && r.message() != null) {
+                holders.put(e.getKey(), r.message().state());
+                answered++;
+            } else if (r.status() == Status.NOT_FOUND) {
+                holders.put(e.getKey(), null);
+                answered++;
+            }
+        }
+        InSyncCopies.Choice choice = InSyncCopies.choose(holders, answered, copies.nodes().size());
+        cursor.membersAt = now;
+        if (choice == null) {
+            cursor.membersComplete = false;
+            return;
+        }
+        Set<String> before = cursor.members;
+        for (String node : choice.nodes()) {
+            LogCursor.Copy copy = cursor.copies.get(node);
+            if (copy != null && (before == null || !before.contains(node))) {
+                copy.position = 0;
+                copy.space = LogCursor.Copy.NO_SPACE;
+            }
+        }
+        if (before != null && !before.equals(choice.nodes())) {
+            LOG.info("OR-set repository {}: {} is now read on {} (was {})", ownLog.name(), cursor.name, choice.nodes(), before);
+        }
+        cursor.members = choice.nodes();
+        cursor.membersComplete = choice.complete();
     }
 
     /** Opens the copies of a log not open yet; notes the nodes without a copy. */
@@ -125,7 +194,7 @@ final class NodeLogs implements AutoCloseable {
         });
     }
 
-    /** Handles on the copies of {@code log} open here (the own log: its write handle); null if the log is unknown. */
+    /** Handles on the in-sync copies of {@code log} open here (the own log: its write handle); null if the log is unknown. */
     List<KvsQueue> openCopiesOf(String log) {
         if (log.equals(ownLog.name())) {
             return List.of(ownLog.handle());
@@ -134,7 +203,7 @@ final class NodeLogs implements AutoCloseable {
         return cursor == null ? null : handles(cursor);
     }
 
-    /** Handles on every copy of {@code log}; null unless every node answered for it ({@link #complete}). */
+    /** Handles on every in-sync copy of {@code log}; null unless they are all known and open ({@link #complete}). */
     List<KvsQueue> everyCopyOf(String log) {
         if (log.equals(ownLog.name())) {
             return List.of(ownLog.handle());
@@ -145,7 +214,7 @@ final class NodeLogs implements AutoCloseable {
 
     private static List<KvsQueue> handles(LogCursor cursor) {
         List<KvsQueue> handles = new ArrayList<>();
-        cursor.copies.values().forEach(c -> handles.add(c.handle));
+        cursor.memberCopies().forEach(c -> handles.add(c.handle));
         return handles;
     }
 
