@@ -63,7 +63,7 @@
  * ------------  ------------------------------------------------  -------------------------------
  * AUTH    0x01  string user, string password                      (empty)
  * OPEN    0x02  string queue, u8 mode (0 read, 1 write),          i32 handle, i64 epoch,
- *               i64 epoch, i64 maxMessages (0 = server default),  i64 size
+ *               i64 epoch, i64 maxMessages (0 = server default),  i64 size, u8 queue flags
  *               i64 maxBytes (0 = server default), string owner
  * PUT     0x03  id, u8 priority, i64 notBefore (epoch ms),        i64 position
  *               blob state, tail body; flag 0x0001 in the header
@@ -80,7 +80,8 @@
  *                                                                 notBefore &gt; 0 among live
  *                                                                 messages; Long.MAX_VALUE if
  *                                                                 none is delayed),
- *                                                                 i64 epoch, string owner
+ *                                                                 i64 epoch, string owner,
+ *                                                                 u8 queue flags
  * LIST    0x09  (empty, handle 0)                                 i32 count, count x
  *                                                                 (string name, i64 size, i64 txn)
  * CLEAR   0x0A  (empty)                                           (empty)
@@ -89,7 +90,18 @@
  * CLOSE   0x0D  (empty) releases the handle                       (empty)
  *
  * message record: i64 position, id, u8 priority, i64 notBefore, blob state, blob body
+ * queue flags:    bit 0 ({@link org.jameskvs.protocol.QueueFlags#DAMAGED}) = this server's copy of
+ *                 the queue is damaged; other bits 0
  * </pre>
+ *
+ * <h3>Queue flags</h3>
+ * The {@code u8 queue flags} that end OPEN and STAT answers were added after the other fields, so
+ * a client that stops reading before them is unaffected. {@code DAMAGED} means the server's
+ * recovery found journal records of this queue lost or unreadable (the crash contract in the
+ * server's {@code QueueStore}): the copy may lack acknowledged messages or hold deleted ones. It is
+ * still served, and stays flagged across restarts until CLEAR or DROP. Its transaction number may
+ * still equal an intact copy's (the lost records' numbers were counted), so a client comparing
+ * copies must treat a DAMAGED copy as out of sync and rebuild it from an intact one.
  *
  * <p>Positions are assigned by the server at PUT, strictly increasing per queue; a queue is
  * physically stored in position order. {@code READ} returns live messages with

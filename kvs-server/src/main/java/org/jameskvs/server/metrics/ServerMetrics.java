@@ -30,6 +30,8 @@ import java.util.function.ToDoubleFunction;
  * kvs_queue_size{queue}             live messages per queue
  * kvs_queue_bytes{queue}            live body bytes per queue
  * kvs_queue_txn{queue}              transaction number per queue
+ * kvs_queue_damaged{queue}          1 when recovery found records of the queue lost (see QueueStore's
+ *                                   crash contract), else 0
  * kvs_journal_bytes                 journal size on disk
  * kvs_block_seconds                 time to apply one block of requests (histogram; p50/p99 exported)
  * kvs_commit_seconds                time of one group commit (histogram)
@@ -137,7 +139,9 @@ public final class ServerMetrics {
         queueMeters.put(q.name(), List.of(
                 Gauge.builder("kvs.queue.size", q, QueueState::size).tag("queue", q.name()).register(registry),
                 Gauge.builder("kvs.queue.bytes", q, QueueState::bytes).tag("queue", q.name()).register(registry),
-                Gauge.builder("kvs.queue.txn", q, QueueState::txn).tag("queue", q.name()).register(registry)));
+                Gauge.builder("kvs.queue.txn", q, QueueState::txn).tag("queue", q.name()).register(registry),
+                Gauge.builder("kvs.queue.damaged", q, x -> x.damaged() ? 1 : 0).tag("queue", q.name())
+                        .register(registry)));
     }
 
     public void queueDropped(String name) {

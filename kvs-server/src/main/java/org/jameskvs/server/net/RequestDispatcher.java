@@ -9,6 +9,7 @@ import org.jameskvs.protocol.Frames;
 import org.jameskvs.protocol.MalformedPayloadException;
 import org.jameskvs.protocol.OpenMode;
 import org.jameskvs.protocol.Opcode;
+import org.jameskvs.protocol.QueueFlags;
 import org.jameskvs.protocol.OversizedFrame;
 import org.jameskvs.protocol.RequestDescriptor;
 import org.jameskvs.protocol.Status;
@@ -280,6 +281,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                 out.writeLong(q.earliestNotBefore());
                 out.writeLong(q.epoch());
                 Wire.writeString(out, q.owner() == null ? "" : q.owner());
+                out.writeByte(queueFlags(q));
                 Frames.finishFrame(out, start);
                 return Status.OK;
             }
@@ -354,8 +356,14 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         out.writeInt(handleId);
         out.writeLong(q.epoch());
         out.writeLong(q.size());
+        out.writeByte(queueFlags(q));
         Frames.finishFrame(out, start);
         return Status.OK;
+    }
+
+    /** The u8 queue flags that end OPEN and STAT answers (see the protocol's package doc). */
+    private static int queueFlags(QueueState q) {
+        return q.damaged() ? QueueFlags.DAMAGED : 0;
     }
 
     private static Status okIfOk(Status s, Opcode op, long seq, QueueState q, ByteBuf out) {

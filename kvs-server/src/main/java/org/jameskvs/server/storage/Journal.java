@@ -606,6 +606,19 @@ final class Journal implements AutoCloseable {
         }
     }
 
+    /**
+     * Lets another thread append from now on: a Chronicle appender belongs to the thread that
+     * created it, so the one used here (recovery's damage records, on the opening thread) is closed
+     * and the next append creates its own. The open block is closed first.
+     */
+    void releaseAppender() throws JournalException {
+        endBlock();
+        if (appender != null) {
+            appender.close();
+            appender = null;
+        }
+    }
+
     @Override
     public void close() {
         try {

@@ -19,6 +19,7 @@ final class JournalBlockReader {
     private int firstRecord;
     private int intactEnd;
     private int intactRecords;
+    private boolean block;
 
     /**
      * Checks the document in {@code doc[0, n)}.
@@ -27,7 +28,7 @@ final class JournalBlockReader {
      */
     String check(byte[] doc, int n) {
         ByteBuffer bb = ByteBuffer.wrap(doc, 0, n);
-        boolean block = n >= JournalBlockDescriptor.HEADER_SIZE
+        block = n >= JournalBlockDescriptor.HEADER_SIZE
                 && bb.getInt(JournalBlockDescriptor.MAGIC) == JournalBlockDescriptor.MAGIC_VALUE
                 && bb.getInt(JournalBlockDescriptor.NOT_A_RECORD_LENGTH) == 0;
         firstRecord = block ? JournalBlockDescriptor.HEADER_SIZE : 0;
@@ -48,6 +49,53 @@ final class JournalBlockReader {
         } while (block && at < n);
         // A version-1 document may be longer than its record (the record's length is its real end).
         return null;
+    }
+
+    /**
+     * What lies past the intact run of a document {@link #check} found bad: each record whose end
+     * can be trusted (its length leads exactly to the document's end or to a record whose CRC
+     * holds) is reported as intact or as bad-but-bounded, in order; a bad record whose end cannot be
+     * trusted ends the walk, and what follows it is unbounded damage. A version-1 document is one
+     * record, bounded by the document. The bytes of a bounded bad record are not trusted, so its
+     * header says only which queue and transaction it <i>probably</i> belonged to.
+     */
+    void walkPastDamage(byte[] doc, int n, DamageWalk walk) {
+        if (!block) {
+            walk.badBounded(firstRecord, n - firstRecord);
+            return;
+        }
+        if (ByteBuffer.wrap(doc, 0, n).getInt(JournalBlockDescriptor.VERSION) != JournalBlockDescriptor.FORMAT_VERSION) {
+            walk.unbounded(0);
+            return;
+        }
+        ByteBuffer bb = ByteBuffer.wrap(doc, 0, n);
+        int at = intactEnd;
+        while (at < n) {
+            if (checkRecord(doc, bb, at, n - at) == null) {
+                int length = bb.getInt(at + LENGTH);
+                walk.intact(at, length);
+                at += length;
+                continue;
+            }
+            int length = n - at >= HEADER_SIZE ? bb.getInt(at + LENGTH) : -1;
+            boolean bounded = length >= HEADER_SIZE && length <= n - at
+                    && (at + length == n || checkRecord(doc, bb, at + length, n - at - length) == null);
+            if (!bounded) {
+                walk.unbounded(at);
+                return;
+            }
+            walk.badBounded(at, length);
+            at += length;
+        }
+    }
+
+    /** Receives the records {@link #walkPastDamage} finds, in document order. */
+    interface DamageWalk {
+        void intact(int at, int length);
+
+        void badBounded(int at, int length);
+
+        void unbounded(int at);
     }
 
     /** Offset of the first record in the document. */

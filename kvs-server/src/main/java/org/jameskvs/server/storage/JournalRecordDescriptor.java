@@ -41,11 +41,15 @@ package org.jameskvs.server.storage;
  * blob state}, so a replaced message is emitted as PUT[20, 29+L) + REPLACE[29+L, end) + PUT body blob.
  * <h2>CLEAR, DROP</h2> header only.
  * <h2>OWNER</h2> 20 i64 epoch, 28 u16 length + UTF-8 owner.
- * <h2>CREATE</h2> (also the metadata checkpoint written by compaction)
+ * <h2>CREATE</h2> (also the metadata checkpoint written by compaction and after a recovery that
+ * found the queue damaged)
  * <pre>
  * 20 i64 maxMessages, 28 i64 maxBytes, 36 i64 nextPosition, 44 i64 epoch,
- * 52 u16 length + UTF-8 name, then u16 length + UTF-8 owner
+ * 52 u16 length + UTF-8 name, then u16 length + UTF-8 owner,
+ *    then, only when the queue is damaged: i64 damagedFromTxn, i64 damagedToTxn ({@link QueueDamage})
  * </pre>
+ * The damage tail keeps a queue marked damaged across restarts once the damaged journal file itself
+ * is gone (compaction deletes it); a reader that stops after the owner ignores it.
  * A VOID type is never written; an unknown type is treated like a bad checksum.
  */
 final class JournalRecordDescriptor {

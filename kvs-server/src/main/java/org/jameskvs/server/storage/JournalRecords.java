@@ -21,16 +21,20 @@ final class JournalRecords {
         this.journal = journal;
     }
 
+    /** The queue's CREATE checkpoint: its metadata as it is now, and its damage if any. */
     long create(StoredQueue q) throws JournalException {
-        return create(q.id, q.name, q.maxMessages, q.maxBytes, q.nextPosition, q.epoch, q.owner, q.txn);
+        return create(q.id, q.name, q.maxMessages, q.maxBytes, q.nextPosition, q.epoch, q.owner, q.txn, q.damage);
     }
 
     long create(int qid, String name, long maxMessages, long maxBytes, long nextPosition, long epoch, String owner,
-                long txn) throws JournalException {
+                long txn, QueueDamage damage) throws JournalException {
         ByteBuf h = journal.begin(TYPE_CREATE, qid, txn);
         h.writeLong(maxMessages).writeLong(maxBytes).writeLong(nextPosition).writeLong(epoch);
         writeString(h, name);
         writeString(h, owner);
+        if (damage.isDamaged()) {
+            h.writeLong(damage.fromTxn()).writeLong(damage.toTxn());
+        }
         return journal.append(h, null, null, null);
     }
 

@@ -31,4 +31,14 @@ public interface QueueState {
     long maxMessages();
 
     long maxBytes();
+
+    /**
+     * True when recovery found that records of this queue were lost or damaged in the journal, so its
+     * contents may lack acknowledged messages or hold deleted ones (see the crash contract in
+     * {@link QueueStore}). Stays true, across restarts, until the queue is cleared or dropped.
+     */
+    boolean damaged();
+
+    /** Which transactions may be missing ({@link QueueDamage#NONE} when not damaged). */
+    QueueDamage damage();
 }

@@ -53,18 +53,36 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  *     With {@code NONE}, no promise: whatever the kernel had written back.</li>
  * </ul>
  * <b>Recovery</b> ({@link #open}) replays the journal block by block and checks every record's
- * CRC32C before applying any record of its block, so no record is ever half-applied. A bad record
- * (torn write, truncated file, flipped bit) in the <i>last</i> journal file is a torn tail: its
- * <i>whole block</i> and everything after it in that file are dropped and logged, so the state
- * rebuilt is the state after a complete group commit, never part of one; the damaged file is moved
- * to {@code quarantine/} and its intact blocks re-appended, so later restarts see a clean journal. A
- * bad record in an <i>older</i> file (damage to a block that was complete) is skipped and reported
- * together with the rest of its block, whose record boundaries cannot be trusted past it; the
- * block's intact records before it are applied (if a skipped record was a DELETE, that message
- * comes back; if a PUT, that message is lost), and replay goes on. A bad file never stops the server
- * from starting; what was found is in {@link #recoveryProblems()} and the log. (Not covered: a
- * corrupted Chronicle document header itself, whose length field Chronicle trusts; a block damaged
- * there makes the rest of that file unreadable and is handled like a bad block.)
+ * CRC32C before applying any record of its block, so no record is ever half-applied.
+ * <ul>
+ * <li><b>Torn tail</b>: a bad block at the end of the <i>last</i> journal file, with no complete
+ *     block after it (a write cut short). It and everything after it are dropped and logged, so the
+ *     state rebuilt is the state after a complete group commit, never part of one; the file is moved
+ *     to {@code quarantine/} and its applied blocks re-appended, so later restarts see a clean
+ *     journal. With {@code BATCH} its mutations were never acknowledged (their fsync had not
+ *     returned); with {@code NONE} or {@code INTERVAL} after a power cut they may have been: no
+ *     promise, as above.</li>
+ * <li><b>Damage</b>: any other bad block (in an older file, or inside the last file with complete
+ *     blocks after it: data that was complete). Its intact records are applied, also those after a
+ *     bad record whose end is confirmed (the next record's CRC holds); the bad records are skipped
+ *     and reported, and replay goes on. Every record carries its queue's transaction number, so
+ *     replay also checks each queue's sequence: a gap, or a skipped record whose header fits the
+ *     queue's sequence, marks that queue <b>damaged</b> with the transactions that may be lost (a
+ *     lost PUT is a missing message, a lost DELETE one that came back); damage that no record can be
+ *     tied to marks every queue that exists at that point. A damaged queue gets one log line per
+ *     open naming it and the transactions, is flagged in STAT and OPEN responses and in the metric
+ *     {@code kvs_queue_damaged}, is recorded in the journal (its CREATE checkpoint) so it stays
+ *     damaged across restarts and compaction, and stays damaged until it is cleared or dropped (a
+ *     rebuild of a copy starts with CLEAR). It is still served, its other messages being intact,
+ *     but never as intact: {@link QueueState#damaged()}.</li>
+ * </ul>
+ * A bad file never stops the server from starting; what was found is in {@link #recoveryProblems()}
+ * and the log. (Not covered: a lost CREATE of a queue whose only other records come after it: its
+ * records are ignored and reported, and the queue is gone, which a second copy shows by its
+ * transaction number. A corrupted Chronicle document header, whose length field Chronicle trusts,
+ * makes the rest of that file unreadable: in an older file every queue is marked damaged, in the
+ * last file it is a torn tail unless Chronicle knows of complete blocks after it, which marks every
+ * queue damaged.)
  * <p>If Chronicle fails to complete a block at commit, its mutations are already in the index but
  * perhaps not in the journal: {@code commit()} returns an error and the server closes the
  * connections instead of answering (outcome unknown to their clients).
@@ -108,6 +126,11 @@ public final class QueueStore implements AutoCloseable {
             Queues queues = new Queues(journal);
             Recovery.Report report = new Recovery(journal, queues).replay();
             if (report.damagedFile() != null) {
+                // The repair drops the torn tail, and with it what showed some damage: carry it over by name.
+                java.util.Map<String, QueueDamage> found = new java.util.HashMap<>();
+                for (StoredQueue q : queues.all()) {
+                    found.put(q.name, q.damage);
+                }
                 journal.close();
                 try {
                     Recovery.quarantineAndRepair(config, report.damagedFile(), report.goodInDamaged());
@@ -117,14 +140,63 @@ public final class QueueStore implements AutoCloseable {
                 journal = Journal.open(config);
                 queues = new Queues(journal);
                 Recovery.Report second = new Recovery(journal, queues).replay();
+                for (StoredQueue q : queues.all()) {
+                    q.damage = q.damage.union(found.getOrDefault(q.name, QueueDamage.NONE));
+                }
                 List<String> problems = new java.util.ArrayList<>(report.problems());
                 problems.addAll(second.problems());
                 report = new Recovery.Report(second.records(), report.skipped() + second.skipped(), problems,
                         report.damagedFile(), report.goodInDamaged(), report.millis() + second.millis());
             }
-            return new QueueStore(config, journal, queues, report);
+            QueueStore store = new QueueStore(config, journal, queues, report);
+            store.recordDamage();
+            return store;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * After recovery: each damaged queue gets one log line, and damage the journal does not state yet
+     * is written into a CREATE checkpoint of the queue (and synced unless the policy is NONE), so the
+     * queue stays marked damaged after later restarts, also once compaction has deleted the damaged
+     * file itself.
+     */
+    private void recordDamage() {
+        boolean wrote = false;
+        for (StoredQueue q : queues.all()) {
+            if (!q.damage.isDamaged()) {
+                continue;
+            }
+            LOG.error("Queue '{}' is damaged: {} may be lost (journal records missing or unreadable); it is served"
+                    + " flagged DAMAGED (STAT, OPEN, metric kvs_queue_damaged) until it is cleared or dropped",
+                    q.name, q.damage.describe());
+            if (q.damageJournaled.covers(q.damage)) {
+                continue;
+            }
+            try {
+                long loc = records.create(q);
+                queues.created(q.id, q.name, q.maxMessages, q.maxBytes, q.nextPosition, q.epoch, q.owner, q.txn, loc);
+                q.damageJournaled = q.damage;
+                wrote = true;
+            } catch (JournalException e) {
+                LOG.error("Cannot record the damage of queue '{}' in the journal: {}", q.name, e.getMessage());
+            }
+        }
+        if (wrote) {
+            unsynced = true;
+            Status s = commit();
+            if (s == Status.OK && config.fsyncPolicy() != FsyncPolicy.NONE) {
+                s = force();
+            }
+            if (s != Status.OK) {
+                LOG.error("Cannot commit the damage records: {} {}", s, lastError);
+            }
+            try {
+                journal.releaseAppender(); // this is the opening thread; the server appends from its I/O thread
+            } catch (JournalException e) {
+                LOG.error("Cannot release the journal appender: {}", e.getMessage());
+            }
         }
     }
 
@@ -170,7 +242,7 @@ public final class QueueStore implements AutoCloseable {
                 long m = maxMessages > 0 ? maxMessages : q.maxMessages;
                 long b = maxBytes > 0 ? maxBytes : q.maxBytes;
                 if (m != q.maxMessages || b != q.maxBytes) {
-                    long loc = records.create(q.id, q.name, m, b, q.nextPosition, q.epoch, q.owner, q.txn);
+                    long loc = records.create(q.id, q.name, m, b, q.nextPosition, q.epoch, q.owner, q.txn, q.damage);
                     queues.created(q.id, q.name, m, b, q.nextPosition, q.epoch, q.owner, q.txn, loc);
                     unsynced = true;
                 }
@@ -183,7 +255,7 @@ public final class QueueStore implements AutoCloseable {
             }
             long m = maxMessages > 0 ? maxMessages : config.defaultMaxMessages();
             long b = maxBytes > 0 ? maxBytes : config.defaultMaxBytes();
-            long loc = records.create(id, name, m, b, 1, 0, "", 0);
+            long loc = records.create(id, name, m, b, 1, 0, "", 0, QueueDamage.NONE);
             unsynced = true;
             return queues.created(id, name, m, b, 1, 0, "", 0, loc);
         } catch (JournalException e) {

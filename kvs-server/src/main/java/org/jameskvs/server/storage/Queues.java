@@ -34,6 +34,11 @@ final class Queues {
         return Collections.unmodifiableCollection(byName.values());
     }
 
+    /** Replay: every queue including nameless placeholders. */
+    Collection<StoredQueue> allById() {
+        return Collections.unmodifiableCollection(byId.values());
+    }
+
     /** A queue id not in use (ids of dropped queues are reused: replay is in journal order). */
     int freeId() {
         for (int i = 0; i < JournalRecordDescriptor.MAX_QUEUE_ID; i++) {
@@ -66,6 +71,9 @@ final class Queues {
         q.nextPosition = placeholder.nextPosition;
         q.epoch = placeholder.epoch;
         q.owner = placeholder.owner;
+        q.damage = placeholder.damage;
+        q.damageJournaled = placeholder.damageJournaled;
+        q.txnKnown = placeholder.txnKnown;
         byId.put(q.id, q);
         byName.put(name, q);
         return q;
@@ -153,10 +161,13 @@ final class Queues {
         q.txn = txn;
     }
 
+    /** Also ends any damage: nothing the queue held before depends on lost records any more. */
     void cleared(StoredQueue q, long txn) {
         releaseAll(q);
         q.index.clear();
         q.txn = txn;
+        q.damage = QueueDamage.NONE;
+        q.damageJournaled = QueueDamage.NONE;
     }
 
     void ownerChanged(StoredQueue q, long epoch, String owner, long txn) {

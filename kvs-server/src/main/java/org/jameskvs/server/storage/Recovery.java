@@ -25,16 +25,21 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  * is checked before any record of its block is applied ({@link JournalBlockReader}), so a bad record
  * is never half-applied:
  * <ul>
- * <li>a block with a bad record in the <b>last</b> file is a torn or damaged tail: it is dropped
- * <i>whole</i> and replay stops there. A block is one group commit, whose responses were sent only
- * after it was closed (and, with {@code fsync.policy=batch}, synced), so the state rebuilt is the
- * state after a complete commit, never part of one. The file is then <i>repaired</i> (see
- * {@link #quarantineAndRepair}) so that new blocks are never appended behind garbage;</li>
- * <li>a bad record in an <b>older</b> file is damage to data that was complete: the intact records
- * of its block before it are applied, it and the rest of its block (whose record boundaries can no
- * longer be trusted) are skipped and reported, and replay goes on.</li>
+ * <li>a block with a bad record that ends the <b>last</b> file (no complete block after it) is a
+ * torn tail: it is dropped <i>whole</i> and replay stops there. A block is one group commit, whose
+ * responses were sent only after it was closed (and, with {@code fsync.policy=batch}, synced), so
+ * the state rebuilt is the state after a complete commit, never part of one. The file is then
+ * <i>repaired</i> (see {@link #quarantineAndRepair}) so that new blocks are never appended behind
+ * garbage;</li>
+ * <li>any other bad block (in an <b>older</b> file, or followed by complete blocks) is damage to
+ * data that was complete: its intact records are applied, also those after a bad record whose end
+ * can be trusted ({@link JournalBlockReader#walkPastDamage}); each bad record is tied to its queue
+ * where its header fits that queue's transaction sequence, and replay goes on.</li>
  * </ul>
- * Problems are logged and returned in the {@link Report}; nothing here throws for a bad file.
+ * Every queue's transaction numbers are checked for gaps as records are applied
+ * ({@link ReplayContinuity}): a lost record shows there even when its bytes are gone, and the queue
+ * is marked damaged with the transactions that may be missing. Problems are logged and returned in
+ * the {@link Report}; nothing here throws for a bad file.
  */
 final class Recovery {
     private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
@@ -47,13 +52,23 @@ final class Recovery {
                   long millis) {
     }
 
+    /** A bad block of the last file, held until replay knows whether a complete block follows it. */
+    private record PendingBad(CycleFile file, long start, byte[] doc, int n, String where, String why) {
+    }
+
     private final Journal journal;
     private final Queues queues;
     private final JournalBlockReader reader = new JournalBlockReader();
+    private final ReplayContinuity continuity = new ReplayContinuity();
     private byte[] buf = new byte[64 << 10];
     /** Offset in {@code buf} of the record being applied. */
     private int base;
     private final List<String> problems = new ArrayList<>();
+    /** Where the block being replayed is, for problem reports (built only when one is reported). */
+    private File blockFile;
+    private long blockIndex;
+    private final java.util.function.Supplier<String> where = () ->
+            (blockFile != null ? blockFile.getName() : "?") + " index 0x" + Long.toHexString(blockIndex);
 
     Recovery(Journal journal, Queues queues) {
         this.journal = journal;
@@ -70,7 +85,13 @@ final class Recovery {
         int lastCycle = cq.lastCycle();
         long lastGoodIndex = -1;
         int currentCycle = Integer.MIN_VALUE;
-        long goodInCycle = 0;
+        /** Blocks of the current file that replay applied (intact, or damaged but not a torn tail). */
+        long keptInCycle = 0;
+        List<PendingBad> pending = new ArrayList<>();
+        long keptBeforePending = 0;
+        boolean unreadableInLast = false;
+        long unreadableIndex = -1;
+        File unreadableFile = null;
         try (ExcerptTailer tailer = cq.createTailer()) {
             while (true) {
                 int cycle = Integer.MIN_VALUE;
@@ -84,31 +105,54 @@ final class Recovery {
                     cycle = tailer.cycle();
                     file = tailer.currentFile();
                     index = dc.index();
+                    blockFile = file;
+                    blockIndex = index;
                     if (cycle != currentCycle) {
                         currentCycle = cycle;
-                        goodInCycle = 0;
+                        keptInCycle = 0;
                     }
                     Bytes<?> bytes = dc.wire().bytes();
                     long start = bytes.readPosition();
                     long n = bytes.readRemaining();
                     CycleFile f = journal.fileForCycle(cycle, file);
-                    bad = n > Integer.MAX_VALUE - 16 ? "document of " + n + " bytes" : null;
-                    if (bad == null) {
-                        ensure((int) n);
-                        bytes.read(buf, 0, (int) n);
-                        bad = reader.check(buf, (int) n);
+                    if (n > Integer.MAX_VALUE - 16) {
+                        throw new IllegalStateException("document of " + n + " bytes");
                     }
+                    ensure((int) n);
+                    bytes.read(buf, 0, (int) n);
+                    bad = reader.check(buf, (int) n);
                     boolean lastFile = cycle >= lastCycle;
-                    if (bad == null || !lastFile) {
-                        // Older file: the intact records before a bad one still count (see the class comment).
-                        String unapplied = applyIntact(f, start);
-                        records += reader.intactRecords();
-                        bad = bad != null ? bad : unapplied;
-                        journal.addUsed(f, start + n);
+                    if (bad != null && lastFile) {
+                        // A torn tail only if nothing complete follows: decided by the next blocks.
+                        if (pending.isEmpty()) {
+                            keptBeforePending = keptInCycle;
+                        }
+                        pending.add(new PendingBad(f, start, java.util.Arrays.copyOf(buf, (int) n), (int) n,
+                                where.get(), bad));
+                        continue;
                     }
+                    if (bad == null && !pending.isEmpty()) {
+                        records += resolvePending(pending); // not a torn tail: damage inside the journal
+                        skipped += pending.size();
+                        keptInCycle += pending.size();
+                        pending.clear();
+                        ensure((int) n);
+                        bytes.readPosition(start);
+                        bytes.read(buf, 0, (int) n);
+                        reader.check(buf, (int) n);
+                        blockFile = file;
+                        blockIndex = index;
+                    }
+                    String unapplied = applyIntact(f, start);
+                    records += reader.intactRecords();
+                    if (bad != null) {
+                        records += applyPastDamage(f, start, (int) n);
+                    }
+                    bad = bad != null ? bad : unapplied;
+                    journal.addUsed(f, start + n);
+                    keptInCycle++;
+                    lastGoodIndex = index;
                     if (bad == null) {
-                        goodInCycle++;
-                        lastGoodIndex = index;
                         continue;
                     }
                 } catch (Throwable t) {
@@ -117,38 +161,63 @@ final class Recovery {
                         cycle = safeCycle(tailer);
                     }
                 }
-                String where = (file != null ? file.getName() : "cycle " + cycle) + " index 0x" + Long.toHexString(index);
-                if (cycle >= lastCycle) {
-                    problems.add("bad block in the last journal file at " + where + ": " + bad
-                            + "; replay stopped there, that whole block and the rest of that file are dropped");
-                    damaged = file != null ? file.toPath() : null;
-                    goodInDamaged = goodInCycle;
+                String at = (file != null ? file.getName() : "cycle " + cycle) + " index 0x" + Long.toHexString(index);
+                if (cycle >= lastCycle && bad.startsWith("unreadable")) {
+                    if (pending.isEmpty()) {
+                        keptBeforePending = keptInCycle;
+                    }
+                    problems.add("unreadable block in the last journal file at " + at + ": " + bad
+                            + "; replay stopped there, that block and the rest of that file are dropped");
+                    unreadableInLast = true;
+                    unreadableIndex = index;
+                    unreadableFile = file;
                     break;
                 }
                 skipped++;
-                problems.add("bad record skipped in older journal file at " + where + ": " + bad
-                        + "; the " + reader.intactRecords() + " record(s) of its block before it were applied, the rest of the block skipped");
+                problems.add("bad record skipped in " + (cycle >= lastCycle ? "the last" : "an older")
+                        + " journal file at " + at + ": " + bad + "; the other intact records of its block were applied ("
+                        + reader.intactRecords() + " before the bad one)");
                 if (!(bad.startsWith("unreadable"))) {
                     continue;
                 }
+                continuity.unattributed(queues.allById(), "the rest of that file cannot be read", () -> at);
                 try {
                     if (!tailer.moveToCycle(cq.nextCycle(cycle, net.openhft.chronicle.queue.TailerDirection.FORWARD))) {
                         break;
                     }
                 } catch (Throwable t) {
-                    problems.add("cannot move past " + where + ": " + t + "; replay stopped");
+                    problems.add("cannot move past " + at + ": " + t + "; replay stopped");
                     break;
                 }
             }
         } catch (Throwable t) {
             problems.add("journal replay failed: " + t);
         }
-        if (damaged == null && records > 0) {
+        if (unreadableInLast) {
+            CycleFile newest = journal.newest();
+            damaged = unreadableFile != null ? unreadableFile.toPath() : newest == null ? null : newest.path;
+            goodInDamaged = keptBeforePending;
+            if (committedBeyond(cq, Math.max(lastGoodIndex, unreadableIndex), unreadableIndex < 0)) {
+                // Complete blocks lie past the unreadable one: they were committed, their records are lost.
+                continuity.unattributed(queues.allById(), "complete blocks follow an unreadable one in the last file",
+                        () -> "the end of the last journal file");
+            }
+        } else if (!pending.isEmpty()) {
+            PendingBad first = pending.get(0);
+            problems.add("bad block at the end of the last journal file at " + first.where() + ": " + first.why()
+                    + "; a torn tail: that whole block and the rest of that file (" + pending.size()
+                    + " block(s)) are dropped");
+            damaged = first.file().path;
+            goodInDamaged = keptBeforePending;
+        } else if (records > 0) {
             damaged = hiddenTail(cq, lastGoodIndex, lastCycle);
             if (damaged != null) {
-                goodInDamaged = goodInCycle;
+                goodInDamaged = keptInCycle;
+                continuity.unattributed(queues.allById(), "complete blocks lie past what could be read",
+                        () -> "the end of the last journal file");
             }
         }
+        problems.addAll(continuity.problems());
         for (int id : queues.removeUnnamed()) {
             problems.add("records of queue id " + id + " had no CREATE record; they were ignored");
         }
@@ -162,6 +231,68 @@ final class Recovery {
         LOG.info("Journal recovery replayed {} records in {} ms ({} skipped, {} problems)", records, millis,
                 skipped, problems.size());
         return new Report(records, skipped, List.copyOf(problems), damaged, goodInDamaged, millis);
+    }
+
+    /** Whether Chronicle knows of a complete document past {@code index} ({@code indexUnknown}: past the one after it). */
+    private static boolean committedBeyond(SingleChronicleQueue cq, long index, boolean indexUnknown) {
+        try {
+            long last = cq.lastIndex();
+            return index >= 0 && last > (indexUnknown ? index + 1 : index);
+        } catch (Throwable t) {
+            return true;
+        }
+    }
+
+    /** Bad blocks of the last file that complete blocks follow: damage, applied as in an older file. */
+    private long resolvePending(List<PendingBad> pending) {
+        long applied = 0;
+        for (PendingBad p : pending) {
+            ensure(p.n());
+            System.arraycopy(p.doc(), 0, buf, 0, p.n());
+            reader.check(buf, p.n());
+            problems.add("bad block inside the last journal file at " + p.where() + ": " + p.why()
+                    + "; complete blocks follow it, so it is damage, not a torn tail: its intact records were applied ("
+                    + reader.intactRecords() + " before the bad one)");
+            applyIntact(p.file(), p.start());
+            applied += reader.intactRecords() + applyPastDamage(p.file(), p.start(), p.n());
+            journal.addUsed(p.file(), p.start() + p.n());
+        }
+        return applied;
+    }
+
+    /**
+     * The part of a damaged block in {@code buf} past its intact run (see
+     * {@link JournalBlockReader#walkPastDamage}): intact records are applied, a bad record is tied to
+     * its queue where its header fits, anything else marks every queue damaged. @return records applied
+     */
+    private long applyPastDamage(CycleFile f, long blockStart, int n) {
+        long[] applied = {0};
+        reader.walkPastDamage(buf, n, new JournalBlockReader.DamageWalk() {
+            @Override
+            public void intact(int at, int length) {
+                String bad = apply(Journal.location(f.fileNo, blockStart + at), at, length);
+                if (bad != null) {
+                    problems.add("record at " + where.get() + " not applied: " + bad);
+                }
+                applied[0]++;
+            }
+
+            @Override
+            public void badBounded(int at, int length) {
+                ByteBuffer bb = ByteBuffer.wrap(buf, at, length).slice();
+                boolean tied = length >= HEADER_SIZE && continuity.badRecord(queues, bb.get(TYPE),
+                        bb.getShort(QUEUE_ID) & 0xFFFF, bb.getLong(TXN), where);
+                if (!tied) {
+                    continuity.unattributed(queues.allById(), "a bad record whose header fits no queue", where);
+                }
+            }
+
+            @Override
+            public void unbounded(int at) {
+                continuity.unattributed(queues.allById(), "a bad record whose length cannot be trusted", where);
+            }
+        });
+        return applied[0];
     }
 
     /** Chronicle's own idea of the last record beyond what we could read means a hole in the last file. */
@@ -229,8 +360,14 @@ final class Recovery {
                 bb.position(CREATE_NAME);
                 String name = string(bb);
                 String owner = string(bb);
+                QueueDamage stated = bb.remaining() >= 16 ? new QueueDamage(bb.getLong(), bb.getLong()) : QueueDamage.NONE;
+                StoredQueue before = queues.byId(qid);
+                if (before != null && (before.name == null || before.name.equals(name))) {
+                    continuity.beforeCreate(before, txn, where);
+                }
                 StoredQueue q = queues.created(qid, name, bb.getLong(CREATE_MAX_MESSAGES), bb.getLong(CREATE_MAX_BYTES),
                         bb.getLong(CREATE_NEXT_POSITION), bb.getLong(CREATE_EPOCH), owner, txn, location);
+                ReplayContinuity.createApplied(q, stated);
                 return null;
             }
             if (type < TYPE_CREATE || type > TYPE_COPY) {
@@ -243,6 +380,7 @@ final class Recovery {
                 }
                 q = queues.placeholder(qid);
             }
+            continuity.before(q, type, txn, where);
             switch (type) {
                 case TYPE_PUT, TYPE_COPY -> {
                     long position = bb.getLong(POSITION);
@@ -328,8 +466,10 @@ final class Recovery {
 
     /**
      * Moves a damaged last file to {@code quarantine/} (kept for inspection) and re-appends its
-     * first {@code goodBlocks} blocks, verbatim, to the journal: the journal then ends with intact
-     * blocks, and the dropped tail can never come back at a later restart.
+     * first {@code goodBlocks} blocks, verbatim, to the journal: the blocks replay applied (intact
+     * ones, and damaged ones it did not take for the torn tail, whose damage the next replay finds
+     * again), so the journal then ends with complete blocks and the dropped tail can never come back
+     * at a later restart.
      *
      * @return the number of blocks re-appended
      */
@@ -360,9 +500,6 @@ final class Recovery {
                         b = new byte[n];
                     }
                     bytes.read(b, 0, n);
-                    if (reader.check(b, n) != null) {
-                        break;
-                    }
                     journal.appendDocument(b, n);
                     copied++;
                 }

@@ -14,6 +14,12 @@ final class StoredQueue implements QueueState {
     /** Location of the latest CREATE (checkpoint) record; it pins its journal file. */
     long metaLocation;
     boolean dropped;
+    /** Transactions whose effect may be missing from this queue; {@link QueueDamage#NONE} when intact. */
+    QueueDamage damage = QueueDamage.NONE;
+    /** Replay only: the part of {@link #damage} that a CREATE record in the journal already states. */
+    QueueDamage damageJournaled = QueueDamage.NONE;
+    /** Replay only: whether a record of this queue was replayed, so the next one can be checked against {@link #txn}. */
+    boolean txnKnown;
 
     StoredQueue(int id, String name, long maxMessages, long maxBytes) {
         this.id = id;
@@ -75,6 +81,16 @@ final class StoredQueue implements QueueState {
     @Override
     public long maxBytes() {
         return maxBytes;
+    }
+
+    @Override
+    public boolean damaged() {
+        return damage.isDamaged();
+    }
+
+    @Override
+    public QueueDamage damage() {
+        return damage;
     }
 
     @Override

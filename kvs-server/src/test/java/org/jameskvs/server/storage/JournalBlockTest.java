@@ -29,9 +29,9 @@ import static org.jameskvs.server.storage.StoreTestSupport.*;
 
 /**
  * Journal format 2: many records per Chronicle document (one block per group commit). Recovery reads
- * every record of a block; a damaged block in the last file is dropped whole, never in part; one in
- * an older file keeps its records before the damage; a version-1 journal (one record per document)
- * still opens.
+ * every record of a block; a damaged block at the end of the last file (a torn tail) is dropped
+ * whole, never in part; any other damaged block loses only its bad record and marks the queue
+ * damaged; a version-1 journal (one record per document) still opens.
  */
 class JournalBlockTest {
     @TempDir
@@ -102,22 +102,22 @@ class JournalBlockTest {
     }
 
     @Test
-    void aBadRecordInTheLastFileDropsItsWholeBlock() throws IOException {
+    void aBadRecordInTheLastBlockOfTheLastFileDropsItsWholeBlock() throws IOException {
         try (QueueStore store = QueueStore.open(config())) {
             QueueState q = store.create("q", 0, 0);
             block(store, q, 0, 10);
             block(store, q, 10, 20);
-            block(store, q, 20, 30);
         }
         Path file = single(journalFiles(dir));
-        // m10..m14 are intact, but they were committed together with the damaged m15
+        // m10..m14 are intact, but they were committed together with the damaged m15: a torn tail
         flip(file, find(file, "<BODY-15>") + 100);
         try (QueueStore store = QueueStore.open(config())) {
-            assertThat(store.recoveryProblems()).anySatisfy(p -> assertThat(p).contains("CRC32C", "whole block"));
+            assertThat(store.recoveryProblems()).anySatisfy(p -> assertThat(p).contains("CRC32C", "whole block", "torn tail"));
             QueueState q = store.queue("q");
             assertThat(all(store, q)).containsExactlyElementsOf(ids(0, 10));
             assertThat(q.txn()).isEqualTo(10);
             assertThat(q.nextPosition()).isEqualTo(11);
+            assertThat(q.damaged()).as("a torn tail is not damage").isFalse();
             block(store, q, 10, 12);
         }
         try (QueueStore store = QueueStore.open(config())) {
@@ -125,6 +125,36 @@ class JournalBlockTest {
             assertThat(all(store, store.queue("q"))).containsExactlyElementsOf(ids(0, 12));
         }
         assertThat(dir.resolve("quarantine")).isDirectory();
+    }
+
+    /**
+     * A bad block with complete blocks after it was complete itself (they were committed after it):
+     * damage, not a torn tail. Only the bad record goes; the records after it in its block (its end
+     * is confirmed by the next record's CRC) and the later blocks stay; the queue is marked damaged
+     * with the lost transaction.
+     */
+    @Test
+    void aBadBlockInsideTheLastFileIsDamageNotATornTail() throws IOException {
+        try (QueueStore store = QueueStore.open(config())) {
+            QueueState q = store.create("q", 0, 0);
+            block(store, q, 0, 10);
+            block(store, q, 10, 20);
+            block(store, q, 20, 30);
+        }
+        Path file = single(journalFiles(dir));
+        flip(file, find(file, "<BODY-15>") + 100);
+        try (QueueStore store = QueueStore.open(config())) {
+            assertThat(store.recoveryProblems()).anySatisfy(p -> assertThat(p).contains("CRC32C", "not a torn tail"))
+                    .anySatisfy(p -> assertThat(p).contains("queue 'q' lost transactions 16..16"));
+            QueueState q = store.queue("q");
+            List<String> expected = new ArrayList<>(ids(0, 30));
+            expected.remove("m15");
+            assertThat(all(store, q)).containsExactlyElementsOf(expected);
+            assertThat(q.txn()).isEqualTo(30);
+            assertThat(q.damaged()).isTrue();
+            assertThat(q.damage()).isEqualTo(new QueueDamage(16, 16));
+        }
+        assertThat(dir.resolve("quarantine")).doesNotExist();
     }
 
     @Test
@@ -152,7 +182,7 @@ class JournalBlockTest {
     }
 
     @Test
-    void aBadRecordInAnOlderFileKeepsTheRecordsOfItsBlockBeforeIt() throws IOException {
+    void aBadRecordInAnOlderFileLosesOnlyThatRecordAndMarksItsQueue() throws IOException {
         try (QueueStore store = QueueStore.open(config())) {
             QueueState q = store.create("q", 0, 0);
             block(store, q, 0, 10);
@@ -164,13 +194,15 @@ class JournalBlockTest {
         assertThat(files).hasSize(2);
         flip(files.get(0), find(files.get(0), "<BODY-15>") + 100);
         try (QueueStore store = QueueStore.open(config())) {
-            assertThat(store.recoveryProblems()).singleElement().asString()
-                    .contains("skipped", "CRC32C", "record 6 of its block", "5 record(s) of its block before it");
+            assertThat(store.recoveryProblems()).hasSize(2)
+                    .anySatisfy(p -> assertThat(p).contains("skipped", "CRC32C", "record 6 of its block", "5 before the bad one"))
+                    .anySatisfy(p -> assertThat(p).contains("queue 'q' lost transactions 16..16", "PUT"));
             QueueState q = store.queue("q");
-            List<String> expected = new ArrayList<>(ids(0, 15));
-            expected.addAll(ids(20, 30));
+            List<String> expected = new ArrayList<>(ids(0, 30));
+            expected.remove("m15");
             assertThat(all(store, q)).containsExactlyElementsOf(expected);
             assertThat(q.txn()).isEqualTo(30);
+            assertThat(q.damage()).isEqualTo(new QueueDamage(16, 16));
         }
     }
 

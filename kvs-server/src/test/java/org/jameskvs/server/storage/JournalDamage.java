@@ -36,6 +36,22 @@ final class JournalDamage {
         throw new AssertionError("marker not found: " + marker);
     }
 
+    /** File offset of the last occurrence of a marker. */
+    static long findLast(Path file, String marker) throws IOException {
+        byte[] all = Files.readAllBytes(file);
+        byte[] m = marker.getBytes(StandardCharsets.UTF_8);
+        outer:
+        for (int i = all.length - m.length; i >= 0; i--) {
+            for (int j = 0; j < m.length; j++) {
+                if (all[i + j] != m[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        throw new AssertionError("marker not found: " + marker);
+    }
+
     /** Flips one bit of the byte at {@code offset}. */
     static void flip(Path file, long offset) throws IOException {
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {

@@ -1,0 +1,129 @@
+package org.jameskvs.server;
+
+import io.netty.buffer.ByteBuf;
+import org.jameskvs.protocol.OpenMode;
+import org.jameskvs.protocol.Opcode;
+import org.jameskvs.protocol.QueueFlags;
+import org.jameskvs.protocol.Requests;
+import org.jameskvs.protocol.Status;
+import org.jameskvs.protocol.Wire;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A queue whose journal lost a record is reported damaged on the wire and in the metrics: the
+ * {@code DAMAGED} bit of the queue flags ending OPEN and STAT answers, and
+ * {@code kvs_queue_damaged{queue}} = 1; an intact queue of the same server is not; CLEAR ends it.
+ * The damage: one bit flipped inside a message body of a block that complete blocks follow (damage,
+ * not a torn tail: see the crash contract in QueueStore).
+ */
+class DamagedQueueServerTest {
+    private static final String PASSWORD = "dmg";
+    @TempDir
+    Path dir;
+
+    private ServerConfig config(int metricsPort) {
+        Properties p = new Properties();
+        p.setProperty("listen.port", "0");
+        p.setProperty("data.dir", dir.toString());
+        p.setProperty("auth.password", PASSWORD);
+        p.setProperty("disk.minFreeBytes", "0");
+        p.setProperty("metrics.enabled", Boolean.toString(metricsPort > 0));
+        p.setProperty("metrics.port", Integer.toString(metricsPort));
+        return ServerConfig.fromProperties(p);
+    }
+
+    @Test
+    void aDamagedQueueIsFlaggedInOpenStatAndMetricsUntilCleared() throws Exception {
+        try (KvsServer server = KvsServer.start(config(0));
+             RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
+            int h = c.open("q", OpenMode.WRITE, 1);
+            int other = c.open("other", OpenMode.WRITE, 1);
+            assertThat(c.put(other, "o1", "intact").status()).isEqualTo(Status.OK);
+            for (int i = 0; i < 20; i++) { // one answer awaited per put: one journal block each
+                assertThat(c.put(h, "m" + i, ("<BODY-" + i + ">").repeat(40)).status()).isEqualTo(Status.OK);
+            }
+        }
+        Path journal;
+        try (Stream<Path> files = Files.list(dir)) {
+            journal = files.filter(p -> p.toString().endsWith(".cq4")).findFirst().orElseThrow();
+        }
+        flipBit(journal, indexOf(journal, "<BODY-5>") + 100);
+
+        int metricsPort = ServerProcessPorts.free();
+        try (KvsServer server = KvsServer.start(config(metricsPort));
+             RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
+            RawClient.Response open = c.call(b -> Requests.open(b, c.nextSeq(), "q", OpenMode.WRITE, 2, 0, 0, "test"));
+            assertThat(open.status()).isEqualTo(Status.OK);
+            ByteBuf p = open.payload();
+            int h = p.readInt();
+            p.readLong();
+            assertThat(p.readLong()).as("size: m5 lost").isEqualTo(19);
+            assertThat(p.readUnsignedByte() & QueueFlags.DAMAGED).as("OPEN flags").isEqualTo(QueueFlags.DAMAGED);
+            assertThat(statFlags(c, h)).as("STAT flags").isEqualTo(QueueFlags.DAMAGED);
+            int other = c.open("other", OpenMode.WRITE, 2);
+            assertThat(statFlags(c, other)).as("the intact queue's STAT flags").isZero();
+            String metrics = scrape(metricsPort);
+            assertThat(metrics).containsPattern("kvs_queue_damaged\\{queue=\"q\",?} 1\\.0")
+                    .containsPattern("kvs_queue_damaged\\{queue=\"other\",?} 0\\.0");
+
+            assertThat(c.simple(Opcode.CLEAR, h).status()).isEqualTo(Status.OK);
+            assertThat(statFlags(c, h)).as("STAT flags after CLEAR").isZero();
+            assertThat(scrape(metricsPort)).containsPattern("kvs_queue_damaged\\{queue=\"q\",?} 0\\.0");
+        }
+    }
+
+    private static int statFlags(RawClient c, int h) throws IOException {
+        RawClient.Response stat = c.simple(Opcode.STAT, h);
+        assertThat(stat.status()).isEqualTo(Status.OK);
+        ByteBuf p = stat.payload();
+        p.skipBytes(6 * 8);
+        Wire.readString(p);
+        int flags = p.readUnsignedByte();
+        assertThat(p.readableBytes()).as("nothing after the flags").isZero();
+        return flags;
+    }
+
+    private static String scrape(int port) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                .build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    private static long indexOf(Path file, String marker) throws IOException {
+        byte[] all = Files.readAllBytes(file);
+        byte[] m = marker.getBytes(StandardCharsets.UTF_8);
+        outer:
+        for (int i = 0; i <= all.length - m.length; i++) {
+            for (int j = 0; j < m.length; j++) {
+                if (all[i + j] != m[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        throw new AssertionError("marker not found: " + marker);
+    }
+
+    private static void flipBit(Path file, long offset) throws IOException {
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            raf.seek(offset);
+            int b = raf.read();
+            raf.seek(offset);
+            raf.write(b ^ 0x10);
+        }
+    }
+}
