@@ -15,8 +15,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
-import org.jameskvs.app.smtp.SmtpClient;
-import org.jameskvs.app.smtp.SmtpLoadSender;
+import org.jameskvs.testkit.smtp.SmtpClient;
+import org.jameskvs.testkit.smtp.SmtpLoadSender;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
