@@ -25,8 +25,8 @@ import com.google.inject.Module;
  *      -Dlogback.configurationFile=conf/logback.xml org.jameskvs.app.KvsMemoryJamesServerMain
  * </pre>
  *
- * <p>{@code -Dkvs.queue=memory} runs the same James with its stock in-memory queue and
- * {@code -Dkvs.queue=activemq} with its stock embedded ActiveMQ queue (the benchmark baselines).
+ * <p>{@code -Dkvs.queue=memory} runs the same James with its stock in-memory queue (a baseline; the
+ * ActiveMQ baseline is james-kvs-bench's main, which starts James through {@link #start}).
  * Unlike the stock memory app main, no JMX server is started (one port less; nothing here needs it).
  */
 public final class KvsMemoryJamesServerMain {
@@ -35,25 +35,34 @@ public final class KvsMemoryJamesServerMain {
     }
 
     public static void main(String[] args) throws Exception {
+        QueueChoice queue = QueueChoice.fromSystemProperties();
+        start(queue.label(), queue.overrides(), args);
+    }
+
+    /**
+     * Starts the memory app from the working directory with {@code queueModules} in place of its mail
+     * queue module ({@code queueLabel} names that queue in the log).
+     */
+    public static void start(String queueLabel, List<Module> queueModules, String[] args) throws Exception {
         defaultExtraPropertiesToWorkingDirectory();
         ExtraProperties.initialize();
-        QueueChoice queue = QueueChoice.fromSystemProperties();
         MemoryJamesConfiguration configuration = MemoryJamesConfiguration.builder()
             .useWorkingDirectoryEnvProperty()
             .build();
-        JamesServerMain.LOGGER.info("Starting James memory app with the {} mail queue", queue.label());
-        GuiceJamesServer server = createServer(configuration, queue, new RunArgumentsModule(args));
+        JamesServerMain.LOGGER.info("Starting James memory app with the {} mail queue", queueLabel);
+        GuiceJamesServer server = createServer(configuration, queueModules, new RunArgumentsModule(args));
         JamesServerMain.main(server);
     }
 
     /**
-     * The memory app's server with {@code queue}'s mail queue in place of the stock one, and
-     * {@code moreOverrides} overriding too, all in one {@code overrideWith}: every override level makes
-     * Guice keep another source record per binding (about 700 bindings) for the life of the server.
+     * The memory app's server with {@code queueModules} in place of its mail queue module (none: its
+     * own queue), and {@code moreOverrides} overriding too, all in one {@code overrideWith}: every
+     * override level makes Guice keep another source record per binding (about 700 bindings) for the
+     * life of the server.
      */
-    public static GuiceJamesServer createServer(MemoryJamesConfiguration configuration, QueueChoice queue,
+    public static GuiceJamesServer createServer(MemoryJamesConfiguration configuration, List<Module> queueModules,
                                                 Module... moreOverrides) {
-        List<Module> overrides = new ArrayList<>(queue.overrides());
+        List<Module> overrides = new ArrayList<>(queueModules);
         overrides.addAll(Arrays.asList(moreOverrides));
         GuiceJamesServer server = MemoryJamesServerMain.createServer(configuration);
         return overrides.isEmpty() ? server : server.overrideWith(overrides);

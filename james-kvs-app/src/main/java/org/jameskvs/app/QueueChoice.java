@@ -10,7 +10,8 @@ import com.google.inject.Module;
 
 /**
  * Which mail queue James runs with: chosen by the system property {@code kvs.queue}
- * ({@code kvs}, the default; {@code memory}; {@code activemq}).
+ * ({@code kvs}, the default; {@code memory}). James's stock ActiveMQ queue, the durable baseline of the
+ * spool benchmark, is started by james-kvs-bench's main, so that its jars stay out of this app's lib/.
  */
 public enum QueueChoice {
     /**
@@ -28,13 +29,6 @@ public enum QueueChoice {
         @Override
         List<Module> overrides() {
             return List.of();
-        }
-    },
-    /** James's stock durable queue: embedded ActiveMQ with KahaDB under var/store/activemq. */
-    ACTIVEMQ("activemq") {
-        @Override
-        List<Module> overrides() {
-            return List.of(new ActiveMQBaselineQueueModule());
         }
     };
 
@@ -63,6 +57,7 @@ public enum QueueChoice {
                 return choice;
             }
         }
-        throw new IllegalArgumentException(PROPERTY + "=" + value + ": expected kvs, memory or activemq");
+        throw new IllegalArgumentException(PROPERTY + "=" + value + ": expected kvs or memory (the ActiveMQ"
+            + " baseline starts with org.jameskvs.spoolbench.BenchJamesServerMain from james-kvs-bench/target/bench/lib)");
     }
 }

@@ -1,5 +1,6 @@
 package org.jameskvs.faults;
 
+import org.jameskvs.testkit.ExternalTool;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -13,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Network faults with network namespaces (see {@link NetLab}): each KVS server process runs in
@@ -57,7 +57,7 @@ class NetworkFaultsTest {
 
     @BeforeEach
     void needNamespaces() throws Exception {
-        assumeTrue(unavailable == null, "network namespaces unavailable: " + unavailable);
+        ExternalTool.assumeAvailable(unavailable == null, "network namespaces unavailable: " + unavailable);
         for (int i = 1; i <= 3; i++) { // a previous scenario's faults are gone
             lab.link(i, "a", true);
             lab.link(i, "b", true);

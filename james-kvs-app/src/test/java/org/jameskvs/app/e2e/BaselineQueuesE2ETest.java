@@ -1,40 +1,15 @@
 package org.jameskvs.app.e2e;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
-import java.util.stream.IntStream;
-
-import org.jameskvs.app.smtp.SmtpLoadSender;
-import org.jameskvs.app.smtp.SmtpSink;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
 
 /**
- * The benchmark baselines start and relay: the same James and james-conf with James's stock memory
- * queue and with its stock ActiveMQ queue ({@code -Dkvs.queue=memory|activemq}). No KVS module is
- * installed then, so the kvs:// error repository becomes a memory:// one.
+ * The in-memory baseline ({@code -Dkvs.queue=memory}) starts from this app's lib and relays every mail
+ * exactly once. The ActiveMQ baseline's test is in james-kvs-bench, whose lib holds ActiveMQ.
  */
 class BaselineQueuesE2ETest {
-    private static final int MAILS = 50;
 
-    @ParameterizedTest
-    @ValueSource(strings = {"memory", "activemq"})
-    void relaysEveryMailExactlyOnce(String queue) throws Exception {
-        Path run = Path.of(System.getProperty("e2e.workdir", "target/e2e")).resolve(queue + "-" + System.currentTimeMillis());
-        try (SmtpSink sink = SmtpSink.start(0, SmtpSink.DEFAULT_HEADER);
-             JamesProcess james = JamesProcess.start(run, queue, sink.port(), JamesConf::withoutKvsRepository)) {
-            SmtpLoadSender.Result sent = new SmtpLoadSender("127.0.0.1", james.smtpPort(), 60_000)
-                .send(MAILS, 4, "rcpt@sink.test", "baseline-" + queue);
-            assertThat(sent.accepted()).as(sent.summary()).isEqualTo(MAILS);
-            List<String> ids = IntStream.range(0, MAILS).mapToObj(i -> SmtpLoadSender.messageId("baseline-" + queue, i)).toList();
-            assertThat(Delivery.awaitAll(sink, ids, Duration.ofSeconds(120))).as(james.logTail(40)).isEmpty();
-            Thread.sleep(1_000);
-            assertThat(sink.duplicates()).as(sink.statsLine()).isZero();
-            assertThat(new WebAdmin(james.webadminPort()).get("/mailQueues")).contains("\"spool\"", "\"outgoing\"");
-            assertThat(james.logText()).contains("with the " + queue + " mail queue");
-        }
+    @Test
+    void memoryQueueRelaysEveryMailExactlyOnce() throws Exception {
+        BaselineRelay.relaysEveryMailExactlyOnce("memory");
     }
 }

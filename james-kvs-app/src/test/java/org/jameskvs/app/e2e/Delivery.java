@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
-import org.jameskvs.app.smtp.SmtpSink;
+import org.jameskvs.testkit.smtp.SmtpSink;
 
 /** Waiting (bounded) for the sink to have received given Message-IDs. */
 final class Delivery {

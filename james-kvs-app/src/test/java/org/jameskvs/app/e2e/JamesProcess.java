@@ -11,10 +11,12 @@ import java.util.stream.Stream;
 
 /**
  * A real Apache James 3.8.1 memory app process started from target/james/lib (system property
- * {@code james.lib}) with org.jameskvs.app.KvsMemoryJamesServerMain, a copy of james-conf and free ports.
+ * {@code james.lib}) with org.jameskvs.app.KvsMemoryJamesServerMain (or the main named by the system
+ * property {@code james.main}: james-kvs-bench's, for the ActiveMQ baseline), a copy of james-conf and
+ * free ports.
  */
 final class JamesProcess implements AutoCloseable {
-    static final String MAIN = "org.jameskvs.app.KvsMemoryJamesServerMain";
+    static final String MAIN = System.getProperty("james.main", "org.jameskvs.app.KvsMemoryJamesServerMain");
     private static final Duration START_TIMEOUT = Duration.ofSeconds(180);
 
     private final ChildProcess process;
@@ -42,8 +44,9 @@ final class JamesProcess implements AutoCloseable {
     }
 
     /**
-     * Starts James with {@code queue} (kvs, memory, activemq) in {@code workingDirectory}; the caller
-     * adjusts the copied configuration (ports are already set). Waits (bounded) until it has started.
+     * Starts James with {@code queue} (kvs, memory; activemq with james-kvs-bench's main) in
+     * {@code workingDirectory}; the caller adjusts the copied configuration (ports are already set).
+     * Waits (bounded) until it has started.
      */
     static JamesProcess start(Path workingDirectory, String queue, int sinkPort, Consumer<JamesConf> configure) throws Exception {
         Path lib = lib();

@@ -13,9 +13,9 @@ import java.util.List;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
-import org.jameskvs.app.smtp.SmtpClient;
-import org.jameskvs.app.smtp.SmtpLoadSender;
-import org.jameskvs.app.smtp.SmtpSink;
+import org.jameskvs.testkit.smtp.SmtpClient;
+import org.jameskvs.testkit.smtp.SmtpLoadSender;
+import org.jameskvs.testkit.smtp.SmtpSink;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;

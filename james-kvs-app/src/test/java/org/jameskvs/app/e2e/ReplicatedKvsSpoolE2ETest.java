@@ -10,9 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
 
-import org.jameskvs.app.smtp.SmtpClient;
-import org.jameskvs.app.smtp.SmtpLoadSender;
-import org.jameskvs.app.smtp.SmtpSink;
+import org.jameskvs.testkit.smtp.SmtpClient;
+import org.jameskvs.testkit.smtp.SmtpLoadSender;
+import org.jameskvs.testkit.smtp.SmtpSink;
 import org.junit.jupiter.api.Test;
 
 /**

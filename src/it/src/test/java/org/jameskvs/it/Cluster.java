@@ -8,7 +8,7 @@ import java.util.function.Consumer;
 import java.util.zip.CRC32;
 
 import org.jameskvs.app.e2e.ItHarness;
-import org.jameskvs.app.smtp.SmtpSink;
+import org.jameskvs.testkit.smtp.SmtpSink;
 
 /**
  * The whole path on loopback: three KVS node processes (kvs1..kvs3), the SMTP sink (RemoteDelivery's

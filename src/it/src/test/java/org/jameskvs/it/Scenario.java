@@ -9,7 +9,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 
-import org.jameskvs.app.smtp.SmtpSink;
+import org.jameskvs.testkit.smtp.SmtpSink;
 
 /**
  * The bookkeeping of a scenario: which mails got a 250 (accepted) and how often each reached the sink.

@@ -13,12 +13,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntPredicate;
 
-import org.jameskvs.app.smtp.SmtpClient;
-import org.jameskvs.app.smtp.SmtpLoadSender;
+import org.jameskvs.testkit.smtp.SmtpClient;
+import org.jameskvs.testkit.smtp.SmtpLoadSender;
 
 /**
  * A running SMTP load that remembers the outcome of every mail, for scenarios where faults happen
- * while it runs: {@code sessions} concurrent SMTP sessions (james-kvs-app's SmtpClient, one mail per
+ * while it runs: {@code sessions} concurrent SMTP sessions (kvs-testkit's SmtpClient, one mail per
  * transaction, sessions kept open) send mails {@code <prefix-i@kvs-load.test>} until {@link #stop()}
  * or {@code maxMails}. Each mail ends as one of:
  * <ul>

@@ -15,8 +15,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
-import org.jameskvs.app.smtp.SmtpClient;
-import org.jameskvs.app.smtp.SmtpLoadSender;
+import org.jameskvs.testkit.ExternalTool;
+import org.jameskvs.testkit.smtp.SmtpClient;
+import org.jameskvs.testkit.smtp.SmtpLoadSender;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -89,8 +90,8 @@ class WholePathIT {
         Assumptions.assumeFalse(mode.equals("off"), "it.smtpSource=off");
         if (!Files.isExecutable(smtpSource)) {
             assertThat(mode).as("it.smtpSource=on but %s is not installed (bin/setup installs postfix)", smtpSource).isNotEqualTo("on");
-            Assumptions.abort(smtpSource + " not installed (bin/setup installs postfix)");
         }
+        ExternalTool.assumeAvailable(Files.isExecutable(smtpSource), smtpSource + " not installed (Postfix)");
         String host = "it-smtp-source.test";
         int sessions = SESSIONS;
         // -M: the Message-Id domain, so the sink can tell these mails apart; -l: body bytes.

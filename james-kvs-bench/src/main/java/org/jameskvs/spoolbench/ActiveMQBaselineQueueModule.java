@@ -1,4 +1,4 @@
-package org.jameskvs.app;
+package org.jameskvs.spoolbench;
 
 import javax.jms.ConnectionFactory;
 
@@ -27,7 +27,8 @@ import com.google.inject.multibindings.ProvidesIntoSet;
 /**
  * James's stock ActiveMQ mail queue (embedded broker, KahaDB under {@code var/store/activemq}), bound
  * the way James's own {@code ActiveMQQueueModule} does; that Guice module's artifact is not published
- * for 3.8.1, so it is written out here. Used for the ActiveMQ baseline ({@code -Dkvs.queue=activemq}).
+ * for 3.8.1, so it is written out here. Used for the ActiveMQ baseline ({@link BenchJamesServerMain},
+ * {@code -Dkvs.queue=activemq}).
  * Broker metrics use {@link ActiveMQConfiguration#getDefault()}.
  */
 public class ActiveMQBaselineQueueModule extends AbstractModule {

@@ -1,4 +1,4 @@
-package org.jameskvs.app.smtp;
+package org.jameskvs.testkit.smtp;
 
 import java.io.IOException;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package org.jameskvs.app.bench;
+package org.jameskvs.spoolbench;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
@@ -148,7 +148,7 @@ final class SpoolReport {
             .append(".\n\n");
         md.append("Same load for every system: ").append(meta.getOrDefault("sessions", "20"))
             .append(" concurrent SMTP sessions on 127.0.0.1, 70 % 1 KB / 30 % 10 KB mails, one recipient, relayed to an SMTP sink ")
-            .append("(`org.jameskvs.app.smtp.SmtpSink`, a separate process) standing for the next hop.\n\n");
+            .append("(`org.jameskvs.testkit.smtp.SmtpSink`, a separate process) standing for the next hop.\n\n");
 
         md.append("## Throughput and response time at max load\n\n");
         md.append("Sessions send back to back for ").append(meta.getOrDefault("seconds", "?")).append(" s after a warm-up of ")

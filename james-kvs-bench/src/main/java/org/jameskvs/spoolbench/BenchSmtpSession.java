@@ -1,4 +1,4 @@
-package org.jameskvs.app.bench;
+package org.jameskvs.spoolbench;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;

@@ -1,4 +1,4 @@
-package org.jameskvs.app.smtp;
+package org.jameskvs.testkit.smtp;
 
 import java.io.BufferedReader;
 import java.io.IOException;

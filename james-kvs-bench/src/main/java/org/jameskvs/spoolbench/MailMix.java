@@ -1,4 +1,4 @@
-package org.jameskvs.app.bench;
+package org.jameskvs.spoolbench;
 
 import java.nio.charset.StandardCharsets;
 

@@ -1,4 +1,4 @@
-package org.jameskvs.app.smtp;
+package org.jameskvs.testkit.smtp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
