@@ -77,6 +77,11 @@ final class JamesConf {
         return replace("kvs-spool.properties", "\nrequestTimeout=30000\n", "\nrequestTimeout=" + millis + "\n");
     }
 
+    /** RemoteDelivery's retry delays (mailetcontainer.xml's {@code <delayTime>}, e.g. "500, 1000, 3 * 3600000"). */
+    JamesConf remoteDeliveryDelays(String delayTime) {
+        return replace("mailetcontainer.xml", "<delayTime>1000, 2000, 3 * 5000</delayTime>", "<delayTime>" + delayTime + "</delayTime>");
+    }
+
     /** For the stock-queue baselines: kvs:// repositories become memory:// ones (no KVS module is installed). */
     JamesConf withoutKvsRepository() {
         return replace("mailetcontainer.xml", "kvs://var/mail/error/", "memory://var/mail/error/")

@@ -6,9 +6,12 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
-/** GET requests to James's webadmin on 127.0.0.1. */
+/** Requests to James's webadmin on 127.0.0.1. */
 final class WebAdmin {
+    private static final Pattern SIZE = Pattern.compile("\"size\":(\\d+)");
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final int port;
 
@@ -27,5 +30,28 @@ final class WebAdmin {
             throw new IOException("GET " + path + " answered " + response.statusCode() + ": " + response.body());
         }
         return response.body();
+    }
+
+    /** The body of a PATCH that answered 2xx; anything else throws. */
+    String patch(String path, String json) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .timeout(Duration.ofSeconds(120))
+            .header("Content-Type", "application/json")
+            .method("PATCH", HttpRequest.BodyPublishers.ofString(json))
+            .build();
+        HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() / 100 != 2) {
+            throw new IOException("PATCH " + path + " answered " + response.statusCode() + ": " + response.body());
+        }
+        return response.body();
+    }
+
+    /** The {@code size} webadmin reports for a mail queue. */
+    long queueSize(String queue) throws IOException, InterruptedException {
+        Matcher size = SIZE.matcher(get("/mailQueues/" + queue));
+        if (!size.find()) {
+            throw new IOException("no size for mail queue " + queue);
+        }
+        return Long.parseLong(size.group(1));
     }
 }

@@ -1,0 +1,87 @@
+package org.jameskvs.app.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.stream.IntStream;
+
+import org.jameskvs.app.smtp.SmtpLoadSender;
+import org.jameskvs.app.smtp.SmtpSink;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The audit of issue 12, end to end: two real KVS server processes, a real James 3.8.1 with the
+ * plug-in, the next hop (the sink) down while thousands of mails arrive, so RemoteDelivery defers
+ * every one of them (twice with short delays, each coming due making the queue's reader rescan
+ * while hundreds of mails are in progress, then parked for an hour); then the next hop comes back
+ * and the parked mail is flushed. The outgoing queue must hold exactly one copy per mail while
+ * they are parked, and every mail must reach the next hop exactly once.
+ *
+ * <p>{@code -Ddeferred.e2e.mails=20000} runs the audit's size (default 2,000).
+ */
+class DeferredMailE2ETest {
+    private static final int MAILS = Integer.getInteger("deferred.e2e.mails", 2_000);
+    private static final String RECIPIENT = "rcpt@sink.test";
+    /** Attempts while the next hop is down: the first, then after 500 ms and 1 s; the third retry waits an hour. */
+    private static final int ATTEMPTS_WHILE_DOWN = 3;
+    private static final Duration TIMEOUT = Duration.ofMinutes(10);
+
+    @Test
+    void deferredMailIsKeptOnceAndDeliveredOnceWhenTheNextHopComesBack() throws Exception {
+        Path run = Path.of(System.getProperty("e2e.workdir", "target/e2e")).resolve("deferred-" + System.currentTimeMillis());
+        try (KvsServerProcess node1 = KvsServerProcess.start(run.resolve("kvs-node1"));
+             KvsServerProcess node2 = KvsServerProcess.start(run.resolve("kvs-node2"));
+             SmtpSink sink = SmtpSink.start(0, SmtpSink.DEFAULT_HEADER);
+             JamesProcess james = JamesProcess.start(run.resolve("james"), "kvs", sink.port(), conf -> conf
+                 .kvsReplicated(node1.address(), node2.address(), KvsServerProcess.PASSWORD)
+                 .remoteDeliveryDelays("500, 1000, 3 * 3600000"))) {
+            WebAdmin webAdmin = new WebAdmin(james.webadminPort());
+            List<String> ids = IntStream.range(0, MAILS).mapToObj(i -> SmtpLoadSender.messageId("e2e-parked", i)).toList();
+
+            sink.deferAll(true);
+            SmtpLoadSender.Result sent = new SmtpLoadSender("127.0.0.1", james.smtpPort(), 60_000)
+                .send(MAILS, 8, RECIPIENT, "e2e-parked");
+            assertThat(sent.accepted()).as(sent.summary()).isEqualTo(MAILS);
+
+            // Parked: every attempt made, nothing in the spool, nothing ready or in progress in outgoing.
+            Instant deadline = Instant.now().plus(TIMEOUT);
+            while (!(sink.deferred() >= (long) MAILS * ATTEMPTS_WHILE_DOWN && webAdmin.queueSize("spool") == 0
+                && nothingReadyOrInProgress(webAdmin)) && Instant.now().isBefore(deadline)) {
+                Thread.sleep(500);
+            }
+            long parked = webAdmin.queueSize("outgoing");
+            long attemptsWhileDown = sink.deferred();
+            System.out.printf("DeferredMailE2ETest: %d mails, next hop down: %d attempts (expected %d), outgoing size %d%n",
+                MAILS, attemptsWhileDown, (long) MAILS * ATTEMPTS_WHILE_DOWN, parked);
+            assertThat(attemptsWhileDown).as("attempts while the next hop was down\n%s", james.logTail(40))
+                .isGreaterThanOrEqualTo((long) MAILS * ATTEMPTS_WHILE_DOWN);
+
+            sink.deferAll(false);
+            webAdmin.patch("/mailQueues/outgoing/mails?delayed=true", "{\"delayed\":false}");
+            List<String> missing = Delivery.awaitAll(sink, ids, TIMEOUT);
+            deadline = Instant.now().plus(TIMEOUT);
+            while (webAdmin.queueSize("outgoing") > 0 && Instant.now().isBefore(deadline)) {
+                Thread.sleep(500);
+            }
+            Thread.sleep(2_000); // a late duplicate would show up here
+            System.out.printf("DeferredMailE2ETest: next hop back: %s, outgoing size %d%n", sink.statsLine(),
+                webAdmin.queueSize("outgoing"));
+
+            assertThat(missing).as("accepted (250) but never delivered: %s\n%s", sink.statsLine(), james.logTail(40)).isEmpty();
+            assertThat(attemptsWhileDown).as("a deferred mail handed out twice").isEqualTo((long) MAILS * ATTEMPTS_WHILE_DOWN);
+            assertThat(parked).as("copies of the parked mails in the outgoing queue").isEqualTo(MAILS);
+            assertThat(sink.duplicates()).as(sink.statsLine()).isZero();
+            assertThat(sink.messages()).isEqualTo(MAILS);
+            assertThat(webAdmin.queueSize("outgoing")).isZero();
+        }
+    }
+
+    /** No mail in outgoing whose next delivery has come (ready, or in progress in RemoteDelivery). */
+    private static boolean nothingReadyOrInProgress(WebAdmin webAdmin) throws Exception {
+        // webadmin applies the limit before the delayed filter: the limit must cover the whole queue.
+        return webAdmin.get("/mailQueues/outgoing/mails?delayed=false&limit=" + (4 * MAILS)).strip().equals("[]");
+    }
+}
