@@ -8,8 +8,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.stream.IntStream;
 
-import org.jameskvs.app.smtp.SmtpLoadSender;
-import org.jameskvs.app.smtp.SmtpSink;
+import org.jameskvs.testkit.smtp.SmtpLoadSender;
+import org.jameskvs.testkit.smtp.SmtpSink;
 import org.junit.jupiter.api.Test;
 
 /**
