@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Single server</b>: one copy, opened read-only through the plug-in's opener.
  *
  * <p><b>Replicated</b> ({@code replication.nodes}): one plain read-only connection per KVS node of the
- * group, and the log is read on <i>every</i> node that has a queue of that name; the reader applies
+ * group (to its active path, with the plug-in's credentials and {@code tls.*} settings, as every other
+ * connection), and the log is read on <i>every</i> node that has a queue of that name; the reader applies
  * the union. Why not the replication layer's read-only handle: it opens the first node in group
  * order that has a queue of that name, and the replication's open fences every node by creating the
  * queue there, so that node is often a non-member holding an empty queue (or a stale former copy),
