@@ -1,6 +1,5 @@
 package org.jameskvs.james;
 
-import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 
 import javax.annotation.PreDestroy;
@@ -27,18 +26,15 @@ public final class KvsClientOpener implements KvsQueueOpener, AutoCloseable {
         if (colon <= 0) {
             throw new IllegalArgumentException("kvs-spool: server '" + server + "' is not host:port");
         }
-        KvsClientConfig.Builder builder = KvsClientConfig.builder()
+        KvsClientConfig config = KvsClientConfig.builder()
             .host(server.substring(0, colon))
             .port(Integer.parseInt(server.substring(colon + 1)))
             .credentials(configuration.user(), configuration.password())
             .tls(configuration.tls())
-            .tlsTrustAll(configuration.tlsTrustAll())
             .maxInFlight(configuration.maxInFlight())
-            .requestTimeout(configuration.requestTimeout());
-        if (configuration.tlsTrustCertificates() != null) {
-            builder.tlsTrustCertificates(Path.of(configuration.tlsTrustCertificates()));
-        }
-        return new KvsClientOpener(KvsClient.connect(builder.build()));
+            .requestTimeout(configuration.requestTimeout())
+            .build();
+        return new KvsClientOpener(KvsClient.connect(config));
     }
 
     @Override

@@ -31,7 +31,7 @@ public final class ReplicatedKvsOpener implements KvsQueueOpener, AutoCloseable 
      */
     public static ReplicatedKvsOpener start(KvsSpoolConfiguration configuration) {
         ReplicationConfig config = ReplicationConfig.fromProperties(configuration.properties());
-        ReplicatedQueueOpener opener = ReplicatedQueueOpener.start(config);
+        ReplicatedQueueOpener opener = ReplicatedQueueOpener.start(config, configuration.tls());
         try {
             if (!opener.awaitConnected(config.nodes().size(), configuration.requestTimeout())) {
                 LOG.warn("kvs-spool: not every KVS node of {} reachable after {}; new queues can't be created and "

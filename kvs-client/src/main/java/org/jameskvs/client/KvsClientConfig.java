@@ -15,10 +15,7 @@ public final class KvsClientConfig {
     private final int port;
     private final String user;
     private final String password;
-    private final boolean tls;
-    private final boolean tlsTrustAll;
-    private final Path tlsTrustCertificates;
-    private final boolean tlsVerifyHostname;
+    private final ClientTls tls;
     private final int maxInFlight;
     private final int maxPending;
     private final Duration requestTimeout;
@@ -34,10 +31,8 @@ public final class KvsClientConfig {
         this.port = b.port;
         this.user = b.user;
         this.password = b.password;
-        this.tls = b.tls;
-        this.tlsTrustAll = b.tlsTrustAll;
-        this.tlsTrustCertificates = b.tlsTrustCertificates;
-        this.tlsVerifyHostname = b.tlsVerifyHostname;
+        this.tls = new ClientTls(b.tls, b.tlsTrustAll, b.tlsTrustCertificates, b.tlsVerifyHostname, b.tlsCertChain,
+                b.tlsPrivateKey);
         this.maxInFlight = b.maxInFlight;
         this.maxPending = b.maxPending;
         this.requestTimeout = b.requestTimeout;
@@ -60,10 +55,7 @@ public final class KvsClientConfig {
         b.port = port;
         b.user = user;
         b.password = password;
-        b.tls = tls;
-        b.tlsTrustAll = tlsTrustAll;
-        b.tlsTrustCertificates = tlsTrustCertificates;
-        b.tlsVerifyHostname = tlsVerifyHostname;
+        b.tls(tls);
         b.maxInFlight = maxInFlight;
         b.maxPending = maxPending;
         b.requestTimeout = requestTimeout;
@@ -84,13 +76,8 @@ public final class KvsClientConfig {
 
     public String password() { return password; }
 
-    public boolean tls() { return tls; }
-
-    public boolean tlsTrustAll() { return tlsTrustAll; }
-
-    public Path tlsTrustCertificates() { return tlsTrustCertificates; }
-
-    public boolean tlsVerifyHostname() { return tlsVerifyHostname; }
+    /** The TLS settings ({@link ClientTls#OFF} for plain TCP). */
+    public ClientTls tls() { return tls; }
 
     public int maxInFlight() { return maxInFlight; }
 
@@ -114,7 +101,6 @@ public final class KvsClientConfig {
     @Override
     public String toString() {
         return "KvsClientConfig{" + host + ":" + port + ", user=" + user + ", tls=" + tls
-                + (tls ? ", trustAll=" + tlsTrustAll + ", trust=" + tlsTrustCertificates : "")
                 + ", maxInFlight=" + maxInFlight + ", maxPending=" + maxPending
                 + ", requestTimeout=" + requestTimeout + ", connectTimeout=" + connectTimeout
                 + ", backoff=" + reconnectBackoffInitial + ".." + reconnectBackoffMax
@@ -130,6 +116,8 @@ public final class KvsClientConfig {
         private boolean tlsTrustAll;
         private Path tlsTrustCertificates;
         private boolean tlsVerifyHostname = true;
+        private Path tlsCertChain;
+        private Path tlsPrivateKey;
         private int maxInFlight = 1024;
         private int maxPending = 16_384;
         private Duration requestTimeout = Duration.ofSeconds(5);
@@ -198,6 +186,31 @@ public final class KvsClientConfig {
          */
         public Builder tlsVerifyHostname(boolean verify) {
             this.tlsVerifyHostname = verify;
+            return this;
+        }
+
+        /**
+         * The client certificate chain and its PEM PKCS#8 private key, presented to a server that
+         * asks for one (mutual TLS: the server's {@code tls.clientAuth}). Implies {@code tls(true)}.
+         * Default none.
+         */
+        public Builder tlsClientCertificate(Path certChain, Path privateKey) {
+            this.tlsCertChain = certChain;
+            this.tlsPrivateKey = privateKey;
+            if (certChain != null) {
+                this.tls = true;
+            }
+            return this;
+        }
+
+        /** All TLS settings at once (replacing any set before), e.g. read by {@link ClientTls#fromProperties}. */
+        public Builder tls(ClientTls settings) {
+            this.tls = settings.enabled();
+            this.tlsTrustAll = settings.trustAll();
+            this.tlsTrustCertificates = settings.trustCertificates();
+            this.tlsVerifyHostname = settings.verifyHostname();
+            this.tlsCertChain = settings.certChain();
+            this.tlsPrivateKey = settings.privateKey();
             return this;
         }
 

@@ -17,25 +17,29 @@ final class TlsContexts {
 
     /** @return null when TLS is off */
     static SslContext forClient(KvsClientConfig config) {
-        if (!config.tls()) {
+        ClientTls tls = config.tls();
+        if (!tls.enabled()) {
             return null;
         }
-        SslContextBuilder builder = SslContextBuilder.forClient();
-        if (config.tlsTrustAll()) {
-            builder.trustManager(InsecureTrustManagerFactory.INSTANCE);
-        } else if (config.tlsTrustCertificates() != null) {
-            builder.trustManager(config.tlsTrustCertificates().toFile());
-        }
         try {
+            SslContextBuilder builder = SslContextBuilder.forClient();
+            if (tls.trustAll()) {
+                builder.trustManager(InsecureTrustManagerFactory.INSTANCE);
+            } else if (tls.trustCertificates() != null) {
+                builder.trustManager(tls.trustCertificates().toFile());
+            }
+            if (tls.certChain() != null) {
+                builder.keyManager(tls.certChain().toFile(), tls.privateKey().toFile());
+            }
             return builder.build();
         } catch (SSLException | IllegalArgumentException e) {
-            throw new IllegalArgumentException("bad TLS settings: " + e.getMessage(), e);
+            throw new IllegalArgumentException("bad TLS settings (" + tls + "): " + e.getMessage(), e);
         }
     }
 
     static SslHandler newHandler(SslContext context, ByteBufAllocator alloc, KvsClientConfig config) {
         SslHandler handler = context.newHandler(alloc, config.host(), config.port());
-        if (!config.tlsTrustAll() && config.tlsVerifyHostname()) {
+        if (!config.tls().trustAll() && config.tls().verifyHostname()) {
             SSLEngine engine = handler.engine();
             SSLParameters params = engine.getSSLParameters();
             params.setEndpointIdentificationAlgorithm("HTTPS");

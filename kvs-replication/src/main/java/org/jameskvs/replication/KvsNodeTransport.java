@@ -1,6 +1,7 @@
 package org.jameskvs.replication;
 
 import org.jameskvs.client.Ack;
+import org.jameskvs.client.ClientTls;
 import org.jameskvs.client.GetResult;
 import org.jameskvs.client.KvsClient;
 import org.jameskvs.client.KvsClientConfig;
@@ -83,10 +84,12 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
     }
 
     /**
+     * @param tls      the TLS settings of every connection (both paths of every node)
      * @param coreLoop the core's event loop: every node connection runs its I/O there, and answers
      *                 are delivered there ({@code sink} runs on it, never inline in a send)
      */
-    KvsNodeTransport(ReplicationConfig config, io.netty.channel.EventLoop coreLoop, Consumer<NodeResponse> sink) {
+    KvsNodeTransport(ReplicationConfig config, ClientTls tls, io.netty.channel.EventLoop coreLoop,
+                     Consumer<NodeResponse> sink) {
         this.config = config;
         this.coreThread = coreLoop;
         this.sink = sink;
@@ -95,6 +98,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
             for (NodePath p : NodePath.values()) {
                 KvsClientConfig cc = KvsClientConfig.builder().host(n.host(p)).port(n.port(p))
                         .credentials(config.user(), config.password())
+                        .tls(tls)
                         // The state machine times requests out itself (and switches paths); the
                         // client's own timeout is only a backstop.
                         .requestTimeout(config.requestTimeout().multipliedBy(3))

@@ -1,5 +1,6 @@
 package org.jameskvs.replication;
 
+import org.jameskvs.client.ClientTls;
 import org.jameskvs.client.OpenOptions;
 import org.jameskvs.client.OpenResult;
 import org.jameskvs.protocol.OpenMode;
@@ -51,7 +52,7 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
     private final java.util.List<java.util.function.Consumer<String>> eventListeners =
             new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    private ReplicatedQueueOpener(ReplicationConfig config) {
+    private ReplicatedQueueOpener(ReplicationConfig config, ClientTls tls) {
         this.config = config;
         this.callBackstopMillis = config.requestTimeout().multipliedBy(6).toMillis();
         // One Netty event loop runs the state machine AND the I/O of every node connection: answers
@@ -69,7 +70,7 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
             return t;
         });
         ReplicationCore[] holder = new ReplicationCore[1];
-        this.transport = new KvsNodeTransport(config, coreThread, r -> holder[0].onResponse(r));
+        this.transport = new KvsNodeTransport(config, tls, coreThread, r -> holder[0].onResponse(r));
         this.core = new ReplicationCore(config, Clock.SYSTEM, transport);
         holder[0] = core;
         this.calls = new CallHandOff(coreThread, core, callbacks, TimeUnit.MILLISECONDS.toNanos(callBackstopMillis));
@@ -81,9 +82,17 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
         coreThread.scheduleAtFixedRate(this::tick, tick, tick, TimeUnit.MILLISECONDS);
     }
 
-    /** Connects to every node (in the background) and starts the heartbeats. */
+    /** Connects to every node over plain TCP (in the background) and starts the heartbeats. */
     public static ReplicatedQueueOpener start(ReplicationConfig config) {
-        return new ReplicatedQueueOpener(config);
+        return start(config, ClientTls.OFF);
+    }
+
+    /**
+     * Connects to every node (in the background), both paths with the same TLS settings (and client
+     * certificate, if any), and starts the heartbeats.
+     */
+    public static ReplicatedQueueOpener start(ReplicationConfig config, ClientTls tls) {
+        return new ReplicatedQueueOpener(config, tls);
     }
 
     private void tick() {

@@ -33,6 +33,11 @@ import java.util.Properties;
  * </pre>
  * The placement group is the list of nodes; a replacement copy goes to the next healthy node of
  * the group after the queue's placement (never chosen by hashing per request).
+ *
+ * <p>TLS is not a replication setting: one set of client TLS settings
+ * ({@link org.jameskvs.client.ClientTls}, the {@code tls.*} keys of the James plug-in) applies to every
+ * connection, both paths of every node: {@link ReplicatedQueueOpener#start(ReplicationConfig,
+ * org.jameskvs.client.ClientTls)}.
  */
 public record ReplicationConfig(List<NodeSpec> nodes, String user, String password, PlacementRule placementRule,
                                 Map<String, List<String>> placementOverrides, Duration heartbeatInterval,

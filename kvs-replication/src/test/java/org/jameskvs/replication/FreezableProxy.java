@@ -12,7 +12,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * A TCP forwarder in front of a KVS server that can be frozen: bytes stop flowing both ways but
  * connections stay open, like a network partition or a SIGSTOPped server (no RST, no FIN). Only
- * heartbeats and request timeouts can tell.
+ * heartbeats and request timeouts can tell. Records the first byte each client sent, to tell what it
+ * spoke (0x16 opens a TLS handshake; a KVS frame starts with its length).
  */
 final class FreezableProxy implements AutoCloseable {
     private final ServerSocket server;
@@ -20,6 +21,7 @@ final class FreezableProxy implements AutoCloseable {
     private volatile boolean frozen;
     private volatile boolean closed;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private final List<Integer> firstClientBytes = new CopyOnWriteArrayList<>();
 
     FreezableProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
@@ -32,6 +34,11 @@ final class FreezableProxy implements AutoCloseable {
 
     int port() {
         return server.getLocalPort();
+    }
+
+    /** The first byte of each connection's client-to-server stream, in connection order. */
+    List<Integer> firstClientBytes() {
+        return List.copyOf(firstClientBytes);
     }
 
     void freeze(boolean frozen) {
@@ -51,8 +58,8 @@ final class FreezableProxy implements AutoCloseable {
                 upstream.setTcpNoDelay(true);
                 sockets.add(client);
                 sockets.add(upstream);
-                pump(client, upstream);
-                pump(upstream, client);
+                pump(client, upstream, firstClientBytes);
+                pump(upstream, client, null);
             } catch (IOException e) {
                 if (closed) {
                     return;
@@ -61,9 +68,11 @@ final class FreezableProxy implements AutoCloseable {
         }
     }
 
-    private void pump(Socket from, Socket to) {
+    /** @param firstBytes where to note the first byte read, or null */
+    private void pump(Socket from, Socket to, List<Integer> firstBytes) {
         Thread t = new Thread(() -> {
             byte[] buf = new byte[64 * 1024];
+            boolean first = firstBytes != null;
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 while (true) {
                     while (frozen && !closed) {
@@ -72,6 +81,10 @@ final class FreezableProxy implements AutoCloseable {
                     int n = in.read(buf);
                     if (n < 0) {
                         break;
+                    }
+                    if (first && n > 0) {
+                        firstBytes.add(buf[0] & 0xFF);
+                        first = false;
                     }
                     while (frozen && !closed) {
                         Thread.sleep(5); // hold what was read: it flows again on thaw

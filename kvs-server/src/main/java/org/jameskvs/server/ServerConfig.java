@@ -26,9 +26,14 @@ import java.util.Properties;
  *                                           obvious one (changeme, password, the user name, ...) only
  *                                           with listen.host on loopback
  * auth.passwordFile          (none)         file whose first line is the password
- * tls.enabled                false          serve the protocol over TLS
+ * tls.enabled                false          serve the protocol over TLS (only: a plain-TCP client is refused)
  * tls.certChain              (none)         PEM certificate chain (required with TLS)
  * tls.privateKey             (none)         PEM PKCS#8 private key (required with TLS)
+ * tls.clientAuth             none           none | optional | require: client certificates (mutual TLS);
+ *                                           optional checks one if the client presents it, require
+ *                                           refuses a client without one
+ * tls.trustCertificates      (none)         PEM file of the CAs whose client certificates are accepted
+ *                                           (required with tls.clientAuth optional or require)
  * frame.maxBytes             67108864       largest request frame accepted (64 MiB); larger: FRAME_TOO_LARGE
  * fsync.policy               none           none | interval | batch; see QueueStore's crash contract
  * fsync.intervalMillis       100            for fsync.policy=interval
@@ -44,7 +49,8 @@ import java.util.Properties;
  * </pre>
  */
 public record ServerConfig(String listenHost, int listenPort, Path dataDir, String user, String password,
-                           boolean tlsEnabled, Path tlsCertChain, Path tlsPrivateKey, int maxFrameBytes,
+                           boolean tlsEnabled, Path tlsCertChain, Path tlsPrivateKey, ClientAuth tlsClientAuth,
+                           Path tlsTrustCertificates, int maxFrameBytes,
                            FsyncPolicy fsyncPolicy, long fsyncIntervalMillis, long minFreeDiskBytes,
                            long maxJournalBytes, long defaultMaxMessages, long defaultMaxBytes,
                            long maintenanceIntervalMillis, boolean metricsEnabled, String metricsHost,
@@ -54,6 +60,17 @@ public record ServerConfig(String listenHost, int listenPort, Path dataDir, Stri
         ListenPassword.check(password, user, listenHost);
         if (tlsEnabled && (tlsCertChain == null || tlsPrivateKey == null)) {
             throw new IllegalArgumentException("tls.enabled=true needs tls.certChain and tls.privateKey");
+        }
+        if (tlsClientAuth != ClientAuth.NONE && !tlsEnabled) {
+            throw new IllegalArgumentException("tls.clientAuth=" + tlsClientAuth.key() + " needs tls.enabled=true");
+        }
+        if (tlsClientAuth != ClientAuth.NONE && tlsTrustCertificates == null) {
+            throw new IllegalArgumentException("tls.clientAuth=" + tlsClientAuth.key()
+                    + " needs tls.trustCertificates (PEM of the CAs that sign client certificates)");
+        }
+        if (tlsClientAuth == ClientAuth.NONE && tlsTrustCertificates != null) {
+            throw new IllegalArgumentException("tls.trustCertificates is set but tls.clientAuth=none would ignore it:"
+                    + " set tls.clientAuth=optional or require (or remove tls.trustCertificates)");
         }
         if (maxFrameBytes < 1024) {
             throw new IllegalArgumentException("frame.maxBytes must be at least 1024");
@@ -98,6 +115,8 @@ public record ServerConfig(String listenHost, int listenPort, Path dataDir, Stri
                 Boolean.parseBoolean(p.getProperty("tls.enabled", "false")),
                 pathOrNull(p.getProperty("tls.certChain")),
                 pathOrNull(p.getProperty("tls.privateKey")),
+                ClientAuth.of(p.getProperty("tls.clientAuth", "none")),
+                pathOrNull(p.getProperty("tls.trustCertificates")),
                 Integer.parseInt(p.getProperty("frame.maxBytes", "67108864")),
                 FsyncPolicy.valueOf(p.getProperty("fsync.policy", "none").toUpperCase(Locale.ROOT)),
                 Long.parseLong(p.getProperty("fsync.intervalMillis", "100")),
@@ -130,9 +149,26 @@ public record ServerConfig(String listenHost, int listenPort, Path dataDir, Stri
 
     public ServerConfig withListenPort(int port) {
         return new ServerConfig(listenHost, port, dataDir, user, password, tlsEnabled, tlsCertChain, tlsPrivateKey,
-                maxFrameBytes, fsyncPolicy, fsyncIntervalMillis, minFreeDiskBytes, maxJournalBytes, defaultMaxMessages,
+                tlsClientAuth, tlsTrustCertificates, maxFrameBytes, fsyncPolicy, fsyncIntervalMillis, minFreeDiskBytes, maxJournalBytes, defaultMaxMessages,
                 defaultMaxBytes, maintenanceIntervalMillis, metricsEnabled, metricsHost, metricsPort,
                 shutdownGraceMillis);
+    }
+
+    /** Whether the server asks TLS clients for a certificate (mutual TLS): {@code tls.clientAuth}. */
+    public enum ClientAuth {
+        NONE, OPTIONAL, REQUIRE;
+
+        static ClientAuth of(String value) {
+            try {
+                return valueOf(value.trim().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("tls.clientAuth must be none, optional or require, was '" + value + "'");
+            }
+        }
+
+        String key() {
+            return name().toLowerCase(Locale.ROOT);
+        }
     }
 
     private static Path pathOrNull(String s) {
@@ -143,7 +179,8 @@ public record ServerConfig(String listenHost, int listenPort, Path dataDir, Stri
     @Override
     public String toString() {
         return "ServerConfig{listen=" + listenHost + ":" + listenPort + ", dataDir=" + dataDir + ", user=" + user
-                + ", password=***, tls=" + tlsEnabled + ", maxFrameBytes=" + maxFrameBytes + ", fsync=" + fsyncPolicy
+                + ", password=***, tls=" + tlsEnabled
+                + (tlsEnabled ? ", clientAuth=" + tlsClientAuth.key() : "") + ", maxFrameBytes=" + maxFrameBytes + ", fsync=" + fsyncPolicy
                 + (fsyncPolicy == FsyncPolicy.INTERVAL ? "/" + fsyncIntervalMillis + "ms" : "")
                 + ", minFreeDiskBytes=" + minFreeDiskBytes + ", maxJournalBytes=" + maxJournalBytes
                 + ", metrics=" + (metricsEnabled ? metricsHost + ":" + metricsPort : "off") + "}";

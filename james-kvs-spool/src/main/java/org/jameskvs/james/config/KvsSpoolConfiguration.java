@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Properties;
 import java.util.stream.Collectors;
 
+import org.jameskvs.client.ClientTls;
+
 /**
  * Settings of the James KVS spool, read from {@code kvs-spool.properties} in James's conf directory.
  * Every key is optional; defaults in brackets.
@@ -18,8 +20,12 @@ import java.util.stream.Collectors;
  * <dt>{@code servers} [localhost:7400]</dt><dd>KVS servers, comma separated {@code host:port}. The
  *   single-server client uses the first; a replicated opener uses them all.</dd>
  * <dt>{@code user} [james], {@code password} [empty]</dt><dd>credentials of the AUTH request.</dd>
- * <dt>{@code tls} [false]</dt><dd>connect with TLS. {@code tls.trustAll} [false] accepts any server
- *   certificate (tests only); {@code tls.trustCertificates} [none] is a PEM file of trusted CAs.</dd>
+ * <dt>{@code tls} [false], {@code tls.*}</dt><dd>TLS for <i>every</i> connection to the KVS servers: the
+ *   single-server one, both paths (active and standby) of every replicated node, and the OR-set
+ *   repository's log readers. Keys and defaults: {@link org.jameskvs.client.ClientTls}
+ *   ({@code tls.trustCertificates} [JDK trust store] PEM of trusted CAs, {@code tls.trustAll} [false]
+ *   tests only, {@code tls.verifyHostname} [true], and for servers with {@code tls.clientAuth}: the
+ *   client certificate {@code tls.certChain} and its key {@code tls.privateKey} [none]).</dd>
  * <dt>{@code maxInFlight} [1024]</dt><dd>requests pipelined on one connection before callers wait.</dd>
  * <dt>{@code requestTimeout} [30000]</dt><dd>ms before a request is answered TIMEOUT; an enqueue that
  *   times out fails (SMTP answers 4xx) since the mail may not be stored.</dd>
@@ -65,9 +71,7 @@ public final class KvsSpoolConfiguration {
     private final List<String> servers;
     private final String user;
     private final String password;
-    private final boolean tls;
-    private final boolean tlsTrustAll;
-    private final String tlsTrustCertificates;
+    private final ClientTls tls;
     private final int maxInFlight;
     private final Duration requestTimeout;
     private final java.util.Set<String> intakeQueues;
@@ -89,9 +93,11 @@ public final class KvsSpoolConfiguration {
             .map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableList());
         this.user = p.getProperty("user", "james");
         this.password = p.getProperty("password", "");
-        this.tls = Boolean.parseBoolean(p.getProperty("tls", "false"));
-        this.tlsTrustAll = Boolean.parseBoolean(p.getProperty("tls.trustAll", "false"));
-        this.tlsTrustCertificates = p.getProperty("tls.trustCertificates");
+        try {
+            this.tls = ClientTls.fromProperties(p, "");
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("kvs-spool: " + e.getMessage(), e);
+        }
         this.maxInFlight = positiveInt(p, "maxInFlight", 1024);
         this.requestTimeout = Duration.ofMillis(positiveInt(p, "requestTimeout", 30_000));
         this.intakeQueues = Arrays.stream(p.getProperty("intakeQueues", "spool").split(","))
@@ -150,11 +156,8 @@ public final class KvsSpoolConfiguration {
 
     public String password() { return password; }
 
-    public boolean tls() { return tls; }
-
-    public boolean tlsTrustAll() { return tlsTrustAll; }
-
-    public String tlsTrustCertificates() { return tlsTrustCertificates; }
+    /** The TLS settings of every connection to the KVS servers. */
+    public ClientTls tls() { return tls; }
 
     public int maxInFlight() { return maxInFlight; }
 

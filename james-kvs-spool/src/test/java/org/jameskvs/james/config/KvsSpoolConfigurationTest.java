@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
+import org.jameskvs.client.ClientTls;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,7 +20,7 @@ class KvsSpoolConfigurationTest {
 
         assertThat(configuration.servers()).containsExactly("localhost:7400");
         assertThat(configuration.user()).isEqualTo("james");
-        assertThat(configuration.tls()).isFalse();
+        assertThat(configuration.tls().enabled()).isFalse();
         assertThat(configuration.maxInFlight()).isEqualTo(1024);
         assertThat(configuration.requestTimeout()).isEqualTo(Duration.ofSeconds(30));
         assertThat(configuration.readAheadWindow()).isEqualTo(64);
@@ -56,12 +57,28 @@ class KvsSpoolConfigurationTest {
 
         assertThat(configuration.servers()).isEqualTo(List.of("kvs1:7400", "kvs2:7400"));
         assertThat(configuration.password()).isEqualTo("p");
-        assertThat(configuration.tls()).isTrue();
+        assertThat(configuration.tls().enabled()).isTrue();
         assertThat(configuration.requestTimeout()).isEqualTo(Duration.ofMillis(1500));
         assertThat(configuration.readBlockBytes()).isEqualTo(1024);
         assertThat(configuration.idlePollInterval()).isEqualTo(Duration.ofMillis(250));
         assertThat(configuration.epoch()).isEqualTo(7);
         assertThat(configuration.mailQueuePrefix()).isEqualTo("prod/queue/");
+    }
+
+    @Test
+    void readsTheTlsKeysAndRefusesTlsSettingsThatWouldBeIgnored(@TempDir Path conf) throws Exception {
+        Files.writeString(conf.resolve("kvs-spool.properties"), String.join("\n", "tls=true",
+            "tls.trustCertificates=/etc/kvs/ca.pem", "tls.certChain=/etc/kvs/client.pem", "tls.privateKey=/etc/kvs/client.key"));
+        ClientTls tls = KvsSpoolConfiguration.load(conf).tls();
+        assertThat(tls.enabled()).isTrue();
+        assertThat(tls.trustCertificates()).isEqualTo(Path.of("/etc/kvs/ca.pem"));
+        assertThat(tls.certChain()).isEqualTo(Path.of("/etc/kvs/client.pem"));
+        assertThat(tls.privateKey()).isEqualTo(Path.of("/etc/kvs/client.key"));
+
+        Files.writeString(conf.resolve("kvs-spool.properties"), "tls=false\ntls.trustCertificates=/etc/kvs/ca.pem");
+        assertThatThrownBy(() -> KvsSpoolConfiguration.load(conf)).hasMessageContaining("tls=true");
+        Files.writeString(conf.resolve("kvs-spool.properties"), "tls=true\ntls.certChain=/etc/kvs/client.pem");
+        assertThatThrownBy(() -> KvsSpoolConfiguration.load(conf)).hasMessageContaining("tls.privateKey");
     }
 
     @Test

@@ -11,7 +11,6 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import org.jameskvs.server.ServerConfig;
 import org.jameskvs.server.metrics.ServerMetrics;
@@ -52,9 +51,7 @@ public final class NetworkServer implements AutoCloseable {
         ServerContext context = new ServerContext(config, store, metrics, committer);
         // Queues recovered from the journal get their gauges now, on the loop that owns the store.
         loop.submit(() -> store.queues().forEach(metrics::queueCreated)).get();
-        SslContext ssl = config.tlsEnabled()
-                ? SslContextBuilder.forServer(config.tlsCertChain().toFile(), config.tlsPrivateKey().toFile()).build()
-                : null;
+        SslContext ssl = ServerTls.context(config);
         ServerBootstrap b = new ServerBootstrap()
                 .group(boss, worker)
                 .channel(NioServerSocketChannel.class)

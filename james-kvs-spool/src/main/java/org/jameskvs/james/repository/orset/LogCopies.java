@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Single server</b>: one copy, opened read-only through the plug-in's opener.
  *
  * <p><b>Replicated</b> ({@code replication.nodes}): one plain read-only connection per KVS node of the
- * group, a read handle on every node that has a queue of that name, and the log is read on the copies
+ * group (to its active path, with the plug-in's credentials and {@code tls.*} settings, as every other
+ * connection), a read handle on every node that has a queue of that name, and the log is read on the copies
  * its newest replication record names in sync ({@link InSyncCopies}, applied by
  * {@link NodeLogs#refreshMembers}); the reader applies their union (operations are idempotent and
  * commute, and reading both in-sync copies survives the loss of either). Never every node that has
