@@ -62,6 +62,7 @@ final class Queues {
         }
         StoredQueue q = new StoredQueue(placeholder.id, name, placeholder.maxMessages, placeholder.maxBytes);
         q.index.adoptFrom(placeholder.index);
+        q.systemRecords = placeholder.systemRecords;
         q.txn = placeholder.txn;
         q.nextPosition = placeholder.nextPosition;
         q.epoch = placeholder.epoch;
@@ -156,6 +157,7 @@ final class Queues {
     void cleared(StoredQueue q, long txn) {
         releaseAll(q);
         q.index.clear();
+        q.systemRecords = 0;
         q.txn = txn;
     }
 
