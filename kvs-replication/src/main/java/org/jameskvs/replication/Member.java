@@ -39,6 +39,12 @@ final class Member {
     long predictedTxn;
     final ArrayDeque<Sent> inflight = new ArrayDeque<>();
     final ArrayDeque<Sent> backlog = new ArrayDeque<>();
+    /**
+     * A rebuild target during its last re-append pass: new mutations wait in {@link #held} and follow
+     * the re-appended messages, so that the rebuilt copy keeps the source's order (see {@link Rebuild}).
+     */
+    boolean holding;
+    final ArrayDeque<Sent> held = new ArrayDeque<>();
 
     Member(String node, SyncState sync, NodePath path) {
         this.node = node;

@@ -49,7 +49,9 @@ import java.util.concurrent.CompletableFuture;
  * <h2>Positions</h2>
  * Reads (GET, READ, STAT) go to one SYNC copy, the same one as long as it stays SYNC, and the PUT
  * ack carries that copy's position. Positions are per copy: after the read copy changes (its node
- * was lost), positions refer to the new copy and a reader must rescan from position 0. Every READ
+ * was lost; the same node's copy isolated and rebuilt; the copies found again by a reclaim: the read
+ * copy is a member object, not a node name), positions refer to the new copy and a reader must
+ * rescan from position 0. Every READ
  * result says which copy answered ({@link org.jameskvs.client.ReadResult#positionSpace()}, the
  * value of {@link #readCopyChanges()} when it was sent).
  */
@@ -75,7 +77,11 @@ public final class QueueReplica {
     private long renewals;
     private long lastRenewAt;
     Rebuild rebuild;
-    private String readNode;
+    /**
+     * The copy that serves reads: a member object, not a node name. A copy isolated and later rebuilt
+     * on the same node (or found again by a reclaim) is a new member: its positions are new too.
+     */
+    private Member readCopy;
     private int readCopyChanges;
     String lastEvent = "";
     private OpenProcedure opening;
@@ -137,7 +143,10 @@ public final class QueueReplica {
         this.openSize = size;
         members.clear();
         members.addAll(initial);
-        readNode = initial.get(0).node;
+        if (readCopy != null) {
+            readCopyChanges++; // a reclaim: the copies are found again, positions may refer to another one
+        }
+        readCopy = initial.get(0);
         lastRenewAt = core.clock.nanoTime();
         if (members.size() < 2) {
             startRebuildIfPossible(rebuildTarget);
@@ -248,7 +257,7 @@ public final class QueueReplica {
         Member chosen = null;
         for (Member m : members) {
             if (m.sync == SyncState.SYNC && !m.lost) {
-                if (m.node.equals(readNode)) {
+                if (m == readCopy) {
                     return m;
                 }
                 if (chosen == null) {
@@ -257,7 +266,7 @@ public final class QueueReplica {
             }
         }
         if (chosen != null) {
-            readNode = chosen.node;
+            readCopy = chosen;
             readCopyChanges++;
         }
         return chosen;
@@ -289,6 +298,10 @@ public final class QueueReplica {
 
     void sendTo(Member m, ReplicaOp op, boolean retried) {
         Sent s = new Sent(this, m, op, retried);
+        if (m.holding && op.rebuild == null) {
+            m.held.add(s); // a rebuild target's last re-append pass runs first (see Rebuild)
+            return;
+        }
         if (!m.open) {
             m.backlog.add(s);
             return;
@@ -345,7 +358,7 @@ public final class QueueReplica {
                     op.answered(m);
                     completeIfAnswered(op);
                 } else {
-                    completeRead(op, r);
+                    completeRead(op, r, m);
                 }
             }
             case RECORD -> {
@@ -526,7 +539,7 @@ public final class QueueReplica {
     private void completeAgreed(ReplicaOp op, Status st) {
         Member rm = null;
         for (Member m : op.answers.keySet()) {
-            if (rm == null || m.node.equals(readNode)) {
+            if (rm == null || m == readCopy) {
                 rm = m;
             }
         }
@@ -540,7 +553,7 @@ public final class QueueReplica {
         op.ack.complete(ack);
     }
 
-    private void completeRead(ReplicaOp op, NodeResponse r) {
+    private void completeRead(ReplicaOp op, NodeResponse r, Member servedBy) {
         op.done = true;
         switch (op.kind) {
             case GET -> op.get.complete(r.get() != null ? r.get() : new GetResult(r.status(), r.reason(), r.txn(), null));
@@ -559,8 +572,7 @@ public final class QueueReplica {
                 if (qs == null) {
                     qs = new QueueStat(r.status(), r.reason(), r.txn(), 0, 0, 0, 0, Long.MAX_VALUE, 0, "");
                 } else if (qs.isOk()) {
-                    Member m = memberOn(readNode);
-                    long hidden = m != null && m.hasRecord ? 1 : 0;
+                    long hidden = servedBy != null && servedBy.hasRecord ? 1 : 0;
                     qs = new QueueStat(qs.status(), qs.reason(), qs.txn(), Math.max(0, qs.size() - hidden), qs.bytes(),
                             qs.firstPosition(), qs.nextPosition(), qs.earliestNotBefore(), qs.epoch(), qs.owner());
                 }
@@ -749,6 +761,19 @@ public final class QueueReplica {
         return m.backlog.stream().filter(s -> s.op.kind.isMutation() || s.op.purpose == ReplicaOp.Purpose.RECORD).count();
     }
 
+    /** What a rebuild target held back during the last re-append pass goes out now, in order, behind it. */
+    private void releaseHeld(Member m) {
+        m.holding = false;
+        while (!m.held.isEmpty()) {
+            Sent s = m.held.poll();
+            if (m.open) {
+                transmit(m, s);
+            } else {
+                m.backlog.add(s);
+            }
+        }
+    }
+
     /** Sends what waited for the member's handle, in order. */
     private void flushBacklog(Member m) {
         while (!m.backlog.isEmpty() && m.open) {
@@ -834,8 +859,11 @@ public final class QueueReplica {
     private void dropAll(Member m, Status failWith, String why) {
         List<Sent> all = new ArrayList<>(m.inflight);
         all.addAll(m.backlog);
+        all.addAll(m.held);
         m.inflight.clear();
         m.backlog.clear();
+        m.held.clear();
+        m.holding = false;
         if (m.openToken != 0) {
             core.forget(m.openToken);
             m.openToken = 0;
@@ -1090,6 +1118,7 @@ public final class QueueReplica {
         }
         rebuild = null;
         r.target.sync = SyncState.SYNC;
+        releaseHeld(r.target);
         for (ReplicaOp op : r.deferred) {
             op.ack.complete(op.deferredAck);
         }

@@ -29,18 +29,39 @@ import java.util.Set;
  * mutation applies on top of the copy. A replacing PUT (same id) counts as a DELETE for the copy:
  * the target gets the new version live.
  *
- * <p><b>Ordering caveat:</b> messages put during the rebuild are appended to the target before the
- * older messages that are copied after them, so on the rebuilt copy positions (hence READ order)
- * are not FIFO between "old" and "new during rebuild" messages. Within each group the order is
- * kept. Consumers that need strict FIFO should not rely on positions across a rebuild.
+ * <p><b>Order.</b> Messages put during the copy reach the target live, between the copied older
+ * ones; left so, the rebuilt copy would hand them out before older mail once it serves reads. So
+ * the copy goes on in <i>re-append passes</i>: a new marker (STAT on the source) ends a range that
+ * starts at the previous one, and every message of that range is put again on the target with a
+ * replacing PUT, which moves it to the target's tail, in the source's order (the latest state of a
+ * REPLACE noted during the rebuild, skipping ids deleted live). A pass whose range is short (at most
+ * one copy block, or the {@link #MAX_PASSES}th) is the last: from its marker on, the target's new
+ * mutations are <i>held</i> (their acks wait) and sent right behind the re-appended messages when it
+ * ends, and the target becomes SYNC. The rebuilt copy then holds the source's messages in the
+ * source's order; positions are the target's own (they are per copy), so a reader switching to it
+ * still rescans from 0 ({@code readCopyChanges}).
  */
 final class Rebuild {
     final QueueReplica replica;
     final Member source;
     final Member target;
+    /** Passes beyond this many re-append passes hold anyway (bounds the rebuild under a heavy load). */
+    static final int MAX_PASSES = 4;
+
     ReplicaOp recordOp;
     private long marker = -1;
     private long cursor;
+    /** 1: the copy below the first marker; 2 and on: re-append passes (see class doc). */
+    private int pass = 1;
+    /** A marker is asked for and not answered yet. */
+    private boolean awaitingMarker = true;
+    /** First position of the current re-append pass's range. */
+    private long passStart;
+    /** Client mutations noted so far, and that count when the outstanding READ was sent. */
+    private long noted;
+    private long readMark;
+    /** Per id, the count at its last DELETE or replacing PUT (a re-append of an older read must not undo it). */
+    private final Map<String, Long> lastRemoval = new HashMap<>();
     private boolean cleared;
     private boolean reading;
     private int outstanding;
@@ -65,12 +86,17 @@ final class Rebuild {
     }
 
     void noteClientMutation(ReplicaOp op) {
+        if (target.holding) {
+            return; // held for the target: applied there after the re-appended messages, in order
+        }
+        noted++;
         switch (op.kind) {
             // A replacing PUT reaches the target live with the newest version: the copy must not
             // bring an older one (which the target would then refuse as a duplicate id).
             case DELETE, PUT_REPLACING -> {
                 deleted.add(Ids.key(op.id));
                 replaced.remove(Ids.key(op.id));
+                lastRemoval.put(Ids.key(op.id), noted);
             }
             case REPLACE -> replaced.put(Ids.key(op.id), op);
             case CLEAR -> cleared = true;
@@ -83,25 +109,47 @@ final class Rebuild {
             replica.markNg(target, "cannot STAT the rebuild source: " + r.status());
             return;
         }
-        marker = r.stat().nextPosition();
+        awaitingMarker = false;
+        long end = r.stat().nextPosition();
+        cursor = pass == 1 ? 0 : marker; // a re-append pass covers [previous marker, new marker)
+        marker = Math.max(end, cursor);
         next();
     }
 
     private void next() {
-        if (replica.rebuild != this || reading || outstanding > 0) {
+        if (replica.rebuild != this || reading || outstanding > 0 || awaitingMarker) {
             return;
         }
-        if (cleared || cursor >= marker) {
+        if (cleared || (cursor >= marker && target.holding)) {
             replica.rebuildDone(this);
             return;
         }
+        if (cursor >= marker) {
+            nextPass();
+            return;
+        }
         reading = true;
+        readMark = noted;
         ReplicaOp read = new ReplicaOp(NodeOp.READ, ReplicaOp.Purpose.COPY_READ, replica.core.clock.nanoTime());
         read.rebuild = this;
         read.fromPosition = cursor;
         read.maxCount = replica.core.config.copyBlockMessages();
         read.maxBytes = replica.core.config.copyBlockBytes();
         replica.sendTo(source, read, false);
+    }
+
+    /** Asks the source for the next marker; the last pass (short range, or the last allowed) holds the target's new mutations. */
+    private void nextPass() {
+        long range = pass == 1 ? marker : marker - passStart;
+        pass++;
+        passStart = marker;
+        if (range <= replica.core.config.copyBlockMessages() || pass >= MAX_PASSES) {
+            target.holding = true;
+        }
+        awaitingMarker = true;
+        ReplicaOp stat = new ReplicaOp(NodeOp.STAT, ReplicaOp.Purpose.MARKER, replica.core.clock.nanoTime());
+        stat.rebuild = this;
+        replica.sendTo(source, stat, false);
     }
 
     void onBlock(NodeResponse r) {
@@ -116,10 +164,12 @@ final class Rebuild {
                 end = true;
                 break;
             }
-            if (cleared || Ids.isReserved(m.id()) || deleted.contains(Ids.key(m.id()))) {
+            if (cleared || Ids.isReserved(m.id()) || removedSinceRead(Ids.key(m.id()))) {
                 continue;
             }
-            ReplicaOp copy = new ReplicaOp(NodeOp.PUT, ReplicaOp.Purpose.COPY, replica.core.clock.nanoTime());
+            // The first pass adds what the target lacks; later passes move what is there to the tail.
+            NodeOp kind = pass == 1 ? NodeOp.PUT : NodeOp.PUT_REPLACING;
+            ReplicaOp copy = new ReplicaOp(kind, ReplicaOp.Purpose.COPY, replica.core.clock.nanoTime());
             copy.rebuild = this;
             copy.id = m.id();
             copy.body = m.body();
@@ -133,6 +183,19 @@ final class Rebuild {
         }
         cursor = end ? marker : Math.max(cursor + 1, r.read().nextPosition());
         next();
+    }
+
+    /**
+     * The copy must not bring this message: the first pass skips every id deleted (or replaced by a
+     * PUT) during the rebuild, which reached the target live; a re-append pass only those deleted or
+     * replaced since its READ was sent (earlier ones are in what the READ returned).
+     */
+    private boolean removedSinceRead(String key) {
+        if (pass == 1) {
+            return deleted.contains(key);
+        }
+        Long at = lastRemoval.get(key);
+        return at != null && at > readMark;
     }
 
     void onCopied(Status effective) {
@@ -154,6 +217,6 @@ final class Rebuild {
     }
 
     String progress() {
-        return "rebuilding from " + source.node + ": " + copied + " copied, position " + cursor + "/" + marker;
+        return "rebuilding from " + source.node + ": " + copied + " copied, pass " + pass + ", position " + cursor + "/" + marker;
     }
 }

@@ -51,10 +51,11 @@
  * <li>Single-failure assumption: a node that lost its data (restarted without its journal) counts
  * as a failure until its copy is rebuilt. If, meanwhile, the survivor is also unreachable and a new
  * owner opens the queue, the records it reads may not name the newest copy.</li>
- * <li>Positions are per copy: after the copy that serves reads changes, positions refer to the new
+ * <li>Positions are per copy: after the copy that serves reads changes (another node, or the same
+ * node's copy isolated and rebuilt, or copies found again by a reclaim), positions refer to the new
  * copy, and every READ result says so ({@code ReadResult.positionSpace} changes): a reader must then
- * rescan from position 0. After a rebuild, messages put during the rebuild precede older copied ones on the rebuilt
- * copy (see {@code Rebuild}).</li>
+ * rescan from position 0. A rebuilt copy holds the messages in the source's order (re-append passes,
+ * see {@code Rebuild}), so the rescan hands mail out in FIFO order; its positions are its own.</li>
  * <li>Read-only opens ({@code OpenOptions.reader()}, for readers of other writers' queues) take no
  * part in fencing and read ONE in-sync copy named by the newest replication record, never "the first
  * node that has the queue" (fencing leaves an empty queue on the node that is not a copy). The copy

@@ -126,6 +126,7 @@ class RealServerReplicationTest {
         Set<String> deleteAttempted = ConcurrentHashMap.newKeySet(); // outcome maybe unknown
         Set<String> attempted = ConcurrentHashMap.newKeySet();
         AtomicLong failures = new AtomicLong();
+        AtomicLong deleteOutcomes = new AtomicLong();
         AtomicLong stopAt = new AtomicLong(Long.MAX_VALUE);
         AtomicLong firstAckAfterStop = new AtomicLong(Long.MAX_VALUE);
         Semaphore window = new Semaphore(32);
@@ -161,6 +162,7 @@ class RealServerReplicationTest {
                             if (d.isOk()) {
                                 deleted.add(id);
                             }
+                            deleteOutcomes.incrementAndGet();
                         });
                     }
                 } else {
@@ -169,7 +171,26 @@ class RealServerReplicationTest {
             });
         }
         CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).get(30, TimeUnit.SECONDS);
-        Thread.sleep(300); // trailing deletes
+        // The switchover is measured on the first put issued after the failure that is acknowledged:
+        // if none was within the load (a slow machine), go on putting until one is (bounded), rather
+        // than race the clock.
+        long switchDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (firstAckAfterStop.get() == Long.MAX_VALUE && System.nanoTime() < switchDeadline) {
+            String id = "m-" + (i++);
+            attempted.add(id);
+            long issued = System.nanoTime();
+            Ack a = q.put(id.getBytes(StandardCharsets.UTF_8), 0, 0, new byte[0], ("body " + id).getBytes(StandardCharsets.UTF_8))
+                    .get(60, TimeUnit.SECONDS);
+            if (a.isOk()) {
+                acked.put(id, System.nanoTime());
+                firstAckAfterStop.accumulateAndGet(System.nanoTime(), Math::min);
+            } else {
+                failures.incrementAndGet();
+                Thread.sleep(50);
+            }
+            assertThat(issued).isGreaterThan(stopAt.get());
+        }
+        awaitTrailingDeletes(deleteAttempted, deleteOutcomes);
 
         // Wait until the queue has two SYNC copies again (the third node was rebuilt).
         List<ManagementTable.Row> rows = List.of();
@@ -221,6 +242,15 @@ class RealServerReplicationTest {
         assertThat(switchover).isPositive();
     }
 
+    /** Waits (bounded) until every delete issued from the ack callbacks has its outcome. */
+    private static void awaitTrailingDeletes(Set<String> attempted, AtomicLong deleteOutcomes) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline && deleteOutcomes.get() < attempted.size()) {
+            Thread.sleep(20);
+        }
+        assertThat(deleteOutcomes.get()).as("outcomes of the trailing deletes").isEqualTo(attempted.size());
+    }
+
     @Test
     void takeoverByAnotherJamesNodeFencesTheFirst() throws Exception {
         ReplicationConfig config = startCluster(3);
@@ -249,13 +279,22 @@ class RealServerReplicationTest {
 
     @Test
     void leaseExpiryLetsAnotherNodeTakeOver() throws Exception {
-        ReplicationConfig config = startCluster(3).withLease(Duration.ofMillis(200), Duration.ofMillis(1000));
+        // Renewed every 200 ms, expired after 3 s without a renewal: only a stall of 15 renewals
+        // could let the watcher take over from a live owner.
+        ReplicationConfig config = startCluster(3).withLease(Duration.ofMillis(200), Duration.ofMillis(3000));
         opener = ReplicatedQueueOpener.start(config);
         KvsQueue a = openWhenConnected("james-a", 1).queue();
         assertThat(a.put("x1".getBytes(), 0, 0, new byte[0], "b".getBytes()).join().isOk()).isTrue();
         try (ReplicatedQueueOpener other = ReplicatedQueueOpener.start(config)) {
             CompletableFuture<OpenResult> waiting = other.takeOverWhenLeaseExpires(Q, OpenOptions.writer("james-b", 1));
-            Thread.sleep(2500);
+            // Wait for renewals (the record's lease counter seen moving on a copy), not for time.
+            String copy = opener.managementTable().rows().get(0).node();
+            long renewals = leaseRenewals(copy);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (leaseRenewals(copy) < renewals + 10 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(leaseRenewals(copy)).as("renewals seen").isGreaterThanOrEqualTo(renewals + 10);
             assertThat(waiting).as("the lease is renewed while the owner lives").isNotDone();
             long t0 = System.nanoTime();
             opener.close(); // the owner dies
@@ -264,6 +303,20 @@ class RealServerReplicationTest {
             assertThat(r.isOk()).as(r.reason()).isTrue();
             System.out.printf("lease takeover %d ms after the owner stopped%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
             assertThat(r.queue().get("x1".getBytes()).join().isOk()).isTrue();
+        }
+    }
+
+    /** The lease counter of the replication record on one node's copy, read with a plain client. */
+    private long leaseRenewals(String node) {
+        KvsServer s = servers.get(node);
+        try (KvsClient c = KvsClient.connect(KvsClientConfig.builder().host("127.0.0.1").port(s.port())
+                .credentials("james", PASSWORD).build())) {
+            KvsQueue q = c.open(Q, OpenOptions.reader()).join().orThrow();
+            var g = q.get(Ids.RECORD_ID).join();
+            assertThat(g.isOk()).as("record on %s: %s", node, g.status()).isTrue();
+            MembershipRecord rec = MembershipRecord.decode(g.message().state());
+            assertThat(rec).isNotNull();
+            return rec.renewals();
         }
     }
 

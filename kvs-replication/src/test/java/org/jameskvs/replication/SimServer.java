@@ -125,6 +125,18 @@ final class SimServer {
                 q.txn++;
                 return NodeResponse.of(tok, Status.OK, q.txn, m.position, null);
             }
+            case PUT_REPLACING -> {
+                // One record: the old version (if any) goes, the new one is appended at the tail.
+                Msg old = q.byId.remove(key);
+                if (old != null) {
+                    q.byPos.remove(old.position);
+                }
+                Msg m = new Msg(q.nextPos++, r.id(), r.priority(), r.notBefore(), r.state(), r.body());
+                q.byPos.put(m.position, m);
+                q.byId.put(key, m);
+                q.txn++;
+                return NodeResponse.of(tok, Status.OK, q.txn, m.position, null);
+            }
             case DELETE -> {
                 Msg m = q.byId.remove(key);
                 if (m == null) {

@@ -27,7 +27,8 @@ import java.util.function.ToDoubleFunction;
  * kvs_bytes_received_total          request bytes read
  * kvs_bytes_sent_total              response bytes written
  * kvs_connections                   open client connections
- * kvs_queue_size{queue}             live messages per queue
+ * kvs_queue_size{queue}             live messages per queue: mail only (system records, ids starting
+ *                                   with a zero byte such as the replication layer's record, not counted)
  * kvs_queue_bytes{queue}            live body bytes per queue
  * kvs_queue_txn{queue}              transaction number per queue
  * kvs_queue_damaged{queue}          1 when recovery found records of the queue lost (see QueueStore's
@@ -137,7 +138,7 @@ public final class ServerMetrics {
             return;
         }
         queueMeters.put(q.name(), List.of(
-                Gauge.builder("kvs.queue.size", q, QueueState::size).tag("queue", q.name()).register(registry),
+                Gauge.builder("kvs.queue.size", q, QueueState::userSize).tag("queue", q.name()).register(registry),
                 Gauge.builder("kvs.queue.bytes", q, QueueState::bytes).tag("queue", q.name()).register(registry),
                 Gauge.builder("kvs.queue.txn", q, QueueState::txn).tag("queue", q.name()).register(registry),
                 Gauge.builder("kvs.queue.damaged", q, x -> x.damaged() ? 1 : 0).tag("queue", q.name())

@@ -191,7 +191,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                 out.writeInt(server.store.queues().size());
                 for (QueueState q : server.store.queues()) {
                     Wire.writeString(out, q.name());
-                    out.writeLong(q.size());
+                    out.writeLong(q.userSize()); // what operators see: mail, not the replication's record
                     out.writeLong(q.txn());
                 }
                 Frames.finishFrame(out, start);

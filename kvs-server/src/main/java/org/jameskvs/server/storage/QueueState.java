@@ -12,6 +12,12 @@ public interface QueueState {
 
     long size();
 
+    /**
+     * Live messages that are the user's: {@link #size()} less the system records (ids starting with a
+     * zero byte: the replication layer's membership record). What metrics and LIST report.
+     */
+    long userSize();
+
     /** Sum of live body bytes. */
     long bytes();
 

@@ -307,6 +307,9 @@ public final class QueueStore implements AutoCloseable {
                 queues.deleted(sq, existing, txn); // same record, same transaction: replay does the same
             }
             queues.put(sq, position, loc, recordLength, bodyLen, notBefore, hash, txn);
+            if (existing < 0 && StoredQueue.isSystemId(id)) {
+                sq.systemRecords++;
+            }
             unsynced = true;
             return Status.OK;
         } catch (JournalException e) {
@@ -324,6 +327,9 @@ public final class QueueStore implements AutoCloseable {
             }
             records.delete(sq.id, txn, sq.index.position(slot), id);
             queues.deleted(sq, slot, txn);
+            if (StoredQueue.isSystemId(id)) {
+                sq.systemRecords--;
+            }
             return Status.OK;
         });
     }

@@ -67,6 +67,7 @@ final class Queues {
         }
         StoredQueue q = new StoredQueue(placeholder.id, name, placeholder.maxMessages, placeholder.maxBytes);
         q.index.adoptFrom(placeholder.index);
+        q.systemRecords = placeholder.systemRecords;
         q.txn = placeholder.txn;
         q.nextPosition = placeholder.nextPosition;
         q.epoch = placeholder.epoch;
@@ -165,6 +166,7 @@ final class Queues {
     void cleared(StoredQueue q, long txn) {
         releaseAll(q);
         q.index.clear();
+        q.systemRecords = 0;
         q.txn = txn;
         q.damage = QueueDamage.NONE;
         q.damageJournaled = QueueDamage.NONE;

@@ -397,20 +397,27 @@ final class Recovery {
                         queues.copied(q, slot, location, length, notBefore);
                     } else {
                         long txnAfter = type == TYPE_COPY ? q.txn : txn;
+                        int old = -1;
                         if (type == TYPE_PUT) {
                             // Only a replacing PUT can meet a live message with its id: kill the old version.
-                            int old = findById(q, hash, idLen);
+                            old = findById(q, hash, idLen);
                             if (old >= 0) {
                                 queues.deleted(q, old, txn);
                             }
                         }
                         queues.put(q, position, location, length, bodyLen, notBefore, hash, txnAfter);
+                        if (old < 0 && idLen > 0 && buf[base + ID] == 0) {
+                            q.systemRecords++; // as QueueStore.put counts it
+                        }
                     }
                 }
                 case TYPE_DELETE -> {
                     int slot = find(q, bb);
                     if (slot >= 0) {
                         queues.deleted(q, slot, txn);
+                        if ((bb.get(ID_LENGTH) & 0xFF) > 0 && buf[base + ID] == 0) {
+                            q.systemRecords--;
+                        }
                     } else {
                         q.txn = txn;
                     }

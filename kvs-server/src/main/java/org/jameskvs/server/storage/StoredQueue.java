@@ -7,6 +7,8 @@ final class StoredQueue implements QueueState {
     final QueueIndex index = new QueueIndex();
     long txn;
     long nextPosition = 1;
+    /** Live messages whose id starts with a zero byte (system records, see {@link #isSystemId}). */
+    long systemRecords;
     long epoch;
     String owner = "";
     long maxMessages;
@@ -41,6 +43,11 @@ final class StoredQueue implements QueueState {
     @Override
     public long size() {
         return index.size();
+    }
+
+    @Override
+    public long userSize() {
+        return Math.max(0, index.size() - systemRecords);
     }
 
     @Override
@@ -81,6 +88,11 @@ final class StoredQueue implements QueueState {
     @Override
     public long maxBytes() {
         return maxBytes;
+    }
+
+    /** Ids starting with a zero byte are system records (the replication layer's own), never mail. */
+    static boolean isSystemId(byte[] id) {
+        return id.length > 0 && id[0] == 0;
     }
 
     @Override
