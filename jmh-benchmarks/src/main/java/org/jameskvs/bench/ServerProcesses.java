@@ -12,17 +12,14 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import org.jameskvs.server.ChronicleJvmFlags;
+
 /**
  * Starts the servers a benchmark compares, each as its own OS process on 127.0.0.1 with its own
  * temporary directory, and stops them again. Nothing is left behind.
  */
 public final class ServerProcesses {
     public static final String PASSWORD = "bench";
-    private static final String[] CHRONICLE_FLAGS = {
-            "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-            "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED", "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
-            "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-            "-Dchronicle.analytics.disable=true"};
 
     private ServerProcesses() {
     }
@@ -64,7 +61,7 @@ public final class ServerProcesses {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx256m");
-        cmd.addAll(List.of(CHRONICLE_FLAGS));
+        cmd.addAll(ChronicleJvmFlags.FLAGS);
         // e.g. KVS_SERVER_JAVA_OPTS="-XX:StartFlightRecording=filename=/tmp/kvs.jfr" to profile the server
         String extra = System.getenv("KVS_SERVER_JAVA_OPTS");
         if (extra != null && !extra.isBlank()) {

@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.jameskvs.server.ChronicleJvmFlags;
+
 /**
  * One KVS server node as a real OS process (the JVM flags Chronicle needs, the class path of this
  * JVM), optionally inside a network namespace ({@code ip netns exec NS java ...}). The node keeps
@@ -17,12 +19,6 @@ import java.util.concurrent.TimeUnit;
  * Faults: {@link #kill9()} (SIGKILL), {@link #pause()} / {@link #resume()} (SIGSTOP / SIGCONT).
  */
 public final class NodeProcess implements AutoCloseable {
-    static final List<String> CHRONICLE_FLAGS = List.of(
-            "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-            "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED", "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
-            "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-            "-Dchronicle.analytics.disable=true");
-
     public final String name;
     public final Path dir;
     public final Path dataDir;
@@ -95,7 +91,7 @@ public final class NodeProcess implements AutoCloseable {
         }
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
-        cmd.addAll(CHRONICLE_FLAGS);
+        cmd.addAll(ChronicleJvmFlags.FLAGS);
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.jameskvs.server.KvsServerMain",
                 conf.toString()));
         Path log = dir.resolve("node.log");

@@ -15,6 +15,7 @@ public final class KvsServerMain {
     }
 
     public static void main(String[] args) throws InterruptedException {
+        noAnalytics();
         hotPathDefaults();
         ServerConfig config;
         try {
@@ -55,6 +56,14 @@ public final class KvsServerMain {
         defaultProperty("disable.single.threaded.check", "true");
         defaultProperty("io.netty.buffer.checkAccessible", "false");
         defaultProperty("io.netty.buffer.checkBounds", "false");
+    }
+
+    /**
+     * Chronicle's usage analytics off, so that a server started without the command-line flag (java -jar
+     * kvs-server.jar) sends nothing anywhere but to its clients. Set before Chronicle loads.
+     */
+    static void noAnalytics() {
+        defaultProperty("chronicle.analytics.disable", "true");
     }
 
     private static void defaultProperty(String key, String value) {

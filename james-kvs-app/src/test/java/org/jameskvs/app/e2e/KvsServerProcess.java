@@ -4,20 +4,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
  * A KVS server node in its own JVM ({@code java -jar kvs-server/target/kvs-server.jar config}, as
- * bin/kvs-server runs it), with a fixed port and data directory so it can be stopped and started again
+ * bin/kvs-server runs it; the jar's manifest carries the JVM flags Chronicle needs), with a fixed port and data directory so it can be stopped and started again
  * as the same node.
  */
 final class KvsServerProcess implements AutoCloseable {
     static final String PASSWORD = "e2e-secret";
-    private static final String CHRONICLE_FLAGS = "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED"
-        + " --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED"
-        + " --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED"
-        + " --add-opens=java.base/java.lang=ALL-UNNAMED -Dchronicle.analytics.disable=true";
 
     private final Path directory;
     private final int port;
@@ -64,7 +59,6 @@ final class KvsServerProcess implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(ChildProcess.javaBinary());
         command.add("-Xmx256m");
-        command.addAll(Arrays.asList(CHRONICLE_FLAGS.split(" ")));
         command.add("-jar");
         command.add(serverJar().toString());
         command.add(config.toString());

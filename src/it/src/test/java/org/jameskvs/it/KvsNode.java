@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 import org.jameskvs.app.e2e.ItHarness;
@@ -23,10 +22,6 @@ import org.jameskvs.app.e2e.ItHarness;
  */
 final class KvsNode implements AutoCloseable {
     static final String PASSWORD = "it-secret";
-    private static final String CHRONICLE_FLAGS = "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED"
-        + " --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED"
-        + " --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED"
-        + " --add-opens=java.base/java.lang=ALL-UNNAMED -Dchronicle.analytics.disable=true";
 
     private final String name;
     private final Path directory;
@@ -95,7 +90,6 @@ final class KvsNode implements AutoCloseable {
         java.add(ItHarness.javaBinary());
         java.add("-Xmx256m");
         java.addAll(Limits.CHILD_JVM_FLAGS);
-        java.addAll(Arrays.asList(CHRONICLE_FLAGS.split(" ")));
         java.add("-jar");
         java.add(serverJar().toString());
         java.add(config.toString());
