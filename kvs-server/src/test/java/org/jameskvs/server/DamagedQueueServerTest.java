@@ -28,8 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A queue whose journal lost a record is reported damaged on the wire and in the metrics: the
  * {@code DAMAGED} bit of the queue flags ending OPEN and STAT answers, and
  * {@code kvs_queue_damaged{queue}} = 1; an intact queue of the same server is not; CLEAR ends it.
- * The damage: one bit flipped inside a message body of a block that complete blocks follow (damage,
- * not a torn tail: see the crash contract in QueueStore).
+ * The damage: one bit flipped inside a message body of a block that complete blocks follow (not a
+ * torn tail: the dropped blocks had been committed; see the crash contract in QueueStore).
  */
 class DamagedQueueServerTest {
     private static final String PASSWORD = "dmg";
@@ -72,7 +72,7 @@ class DamagedQueueServerTest {
             ByteBuf p = open.payload();
             int h = p.readInt();
             p.readLong();
-            assertThat(p.readLong()).as("size: m5 lost").isEqualTo(19);
+            assertThat(p.readLong()).as("size: m5 and the blocks after it dropped").isEqualTo(5);
             assertThat(p.readUnsignedByte() & QueueFlags.DAMAGED).as("OPEN flags").isEqualTo(QueueFlags.DAMAGED);
             assertThat(statFlags(c, h)).as("STAT flags").isEqualTo(QueueFlags.DAMAGED);
             int other = c.open("other", OpenMode.WRITE, 2);

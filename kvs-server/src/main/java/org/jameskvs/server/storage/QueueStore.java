@@ -55,28 +55,32 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  * <b>Recovery</b> ({@link #open}) replays the journal block by block and checks every record's
  * CRC32C before applying any record of its block, so no record is ever half-applied.
  * <ul>
- * <li><b>Torn tail</b>: a bad block at the end of the <i>last</i> journal file, with no complete
- *     block after it (a write cut short). It and everything after it are dropped and logged, so the
- *     state rebuilt is the state after a complete group commit, never part of one; the file is moved
- *     to {@code quarantine/} and its applied blocks re-appended, so later restarts see a clean
- *     journal. With {@code BATCH} its mutations were never acknowledged (their fsync had not
- *     returned); with {@code NONE} or {@code INTERVAL} after a power cut they may have been: no
- *     promise, as above.</li>
- * <li><b>Damage</b>: any other bad block (in an older file, or inside the last file with complete
- *     blocks after it: data that was complete). Its intact records are applied, also those after a
- *     bad record whose end is confirmed (the next record's CRC holds); the bad records are skipped
- *     and reported, and replay goes on. Every record carries its queue's transaction number, so
- *     replay also checks each queue's sequence: a gap, or a skipped record whose header fits the
- *     queue's sequence, marks that queue <b>damaged</b> with the transactions that may be lost (a
- *     lost PUT is a missing message, a lost DELETE one that came back); damage that no record can be
- *     tied to marks every queue that exists at that point. A damaged queue gets one log line per
- *     open naming it and the transactions, is flagged in STAT and OPEN responses and in the metric
- *     {@code kvs_queue_damaged}, is recorded in the journal (its CREATE checkpoint) so it stays
- *     damaged across restarts and compaction, and stays damaged until it is cleared or dropped (a
- *     rebuild of a copy starts with CLEAR). It is still served, its other messages being intact,
- *     but never as intact: {@link QueueState#damaged()}.</li>
+ * <li><b>Last file</b>: a bad block in the <i>last</i> journal file ends replay: it and everything
+ *     after it in that file are dropped and logged, so the state rebuilt is the state after a
+ *     complete group commit, never part of one; the file is moved to {@code quarantine/} and its
+ *     good blocks re-appended, so later restarts see a clean journal. When nothing complete follows
+ *     the bad block it is a <b>torn tail</b> (a write cut short): with {@code BATCH} its mutations
+ *     were never acknowledged (their fsync had not returned); with {@code NONE} or {@code INTERVAL}
+ *     after a power cut they may have been: no promise, as above. When complete blocks follow it,
+ *     they had been committed: the queues whose records are dropped are marked <b>damaged</b> (below)
+ *     with the transactions lost, and the copy's transaction number falls behind, which a second
+ *     copy shows.</li>
+ * <li><b>Older files</b>: a bad block in an older file is damage to data that was complete. Its
+ *     intact records are applied, also those after a bad record whose end is confirmed (the next
+ *     record's CRC holds); the bad records are skipped and reported, and replay goes on. Every
+ *     record carries its queue's transaction number, so replay also checks each queue's sequence: a
+ *     gap, or a skipped record whose header fits the queue's sequence, marks that queue
+ *     <b>damaged</b> with the transactions that may be lost (a lost PUT is a missing message, a lost
+ *     DELETE one that came back); damage that no record can be tied to marks every queue that
+ *     exists at that point. The queue's transaction number does <i>not</i> fall behind here.</li>
  * </ul>
- * A bad file never stops the server from starting; what was found is in {@link #recoveryProblems()}
+ * A damaged queue gets one log line per open naming it and the transactions, is flagged in STAT
+ * and OPEN responses (the {@code DAMAGED} queue flag) and in the metric {@code kvs_queue_damaged},
+ * is recorded in the journal (its CREATE checkpoint) so it stays damaged across restarts and
+ * compaction, and stays damaged until it is cleared or dropped (a rebuild of a copy starts with
+ * CLEAR). It is still served, its other messages being intact, but never as intact:
+ * {@link QueueState#damaged()}.
+ * <p>A bad file never stops the server from starting; what was found is in {@link #recoveryProblems()}
  * and the log. (Not covered: a lost CREATE of a queue whose only other records come after it: its
  * records are ignored and reported, and the queue is gone, which a second copy shows by its
  * transaction number. A corrupted Chronicle document header, whose length field Chronicle trusts,

@@ -21,25 +21,16 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
 
 /**
  * Rebuilds every queue by replaying the journal from its first file (FlashQ: "restart and read the
- * MIN table from the disk queue"), one block (Chronicle document) at a time. Every record's CRC32C
- * is checked before any record of its block is applied ({@link JournalBlockReader}), so a bad record
- * is never half-applied:
- * <ul>
- * <li>a block with a bad record that ends the <b>last</b> file (no complete block after it) is a
- * torn tail: it is dropped <i>whole</i> and replay stops there. A block is one group commit, whose
- * responses were sent only after it was closed (and, with {@code fsync.policy=batch}, synced), so
- * the state rebuilt is the state after a complete commit, never part of one. The file is then
- * <i>repaired</i> (see {@link #quarantineAndRepair}) so that new blocks are never appended behind
- * garbage;</li>
- * <li>any other bad block (in an <b>older</b> file, or followed by complete blocks) is damage to
- * data that was complete: its intact records are applied, also those after a bad record whose end
- * can be trusted ({@link JournalBlockReader#walkPastDamage}); each bad record is tied to its queue
- * where its header fits that queue's transaction sequence, and replay goes on.</li>
- * </ul>
- * Every queue's transaction numbers are checked for gaps as records are applied
- * ({@link ReplayContinuity}): a lost record shows there even when its bytes are gone, and the queue
- * is marked damaged with the transactions that may be missing. Problems are logged and returned in
- * the {@link Report}; nothing here throws for a bad file.
+ * MIN table from the disk queue"), one block (Chronicle document) at a time, as the crash contract in
+ * {@link QueueStore} says. Every record's CRC32C is checked before any record of its block is
+ * applied ({@link JournalBlockReader}), so a bad record is never half-applied. A bad block in the
+ * last file ends replay; the blocks after it are still read (never applied), to tell a torn tail
+ * (nothing complete after it) from damage (see {@code DroppedTail}), and the file is then repaired
+ * ({@link #quarantineAndRepair}) so that new blocks are never appended behind garbage. A bad block in
+ * an older file loses only its bad records ({@link JournalBlockReader#walkPastDamage}). Every
+ * queue's transaction numbers are checked for gaps as records are applied
+ * ({@link ReplayContinuity}). Problems are logged and returned in the {@link Report}; nothing here
+ * throws for a bad file.
  */
 final class Recovery {
     private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
@@ -50,10 +41,6 @@ final class Recovery {
      */
     record Report(long records, long skipped, List<String> problems, Path damagedFile, long goodInDamaged,
                   long millis) {
-    }
-
-    /** A bad block of the last file, held until replay knows whether a complete block follows it. */
-    private record PendingBad(CycleFile file, long start, byte[] doc, int n, String where, String why) {
     }
 
     private final Journal journal;
@@ -85,13 +72,10 @@ final class Recovery {
         int lastCycle = cq.lastCycle();
         long lastGoodIndex = -1;
         int currentCycle = Integer.MIN_VALUE;
-        /** Blocks of the current file that replay applied (intact, or damaged but not a torn tail). */
-        long keptInCycle = 0;
-        List<PendingBad> pending = new ArrayList<>();
-        long keptBeforePending = 0;
+        long goodInCycle = 0;
+        DroppedTail tail = null;
         boolean unreadableInLast = false;
         long unreadableIndex = -1;
-        File unreadableFile = null;
         try (ExcerptTailer tailer = cq.createTailer()) {
             while (true) {
                 int cycle = Integer.MIN_VALUE;
@@ -109,39 +93,30 @@ final class Recovery {
                     blockIndex = index;
                     if (cycle != currentCycle) {
                         currentCycle = cycle;
-                        keptInCycle = 0;
+                        goodInCycle = 0;
                     }
                     Bytes<?> bytes = dc.wire().bytes();
                     long start = bytes.readPosition();
                     long n = bytes.readRemaining();
-                    CycleFile f = journal.fileForCycle(cycle, file);
                     if (n > Integer.MAX_VALUE - 16) {
                         throw new IllegalStateException("document of " + n + " bytes");
                     }
                     ensure((int) n);
                     bytes.read(buf, 0, (int) n);
                     bad = reader.check(buf, (int) n);
-                    boolean lastFile = cycle >= lastCycle;
-                    if (bad != null && lastFile) {
-                        // A torn tail only if nothing complete follows: decided by the next blocks.
-                        if (pending.isEmpty()) {
-                            keptBeforePending = keptInCycle;
-                        }
-                        pending.add(new PendingBad(f, start, java.util.Arrays.copyOf(buf, (int) n), (int) n,
-                                where.get(), bad));
+                    if (tail != null) {
+                        tail.add((int) n, bad == null); // past a bad block of the last file: read, never applied
                         continue;
                     }
-                    if (bad == null && !pending.isEmpty()) {
-                        records += resolvePending(pending); // not a torn tail: damage inside the journal
-                        skipped += pending.size();
-                        keptInCycle += pending.size();
-                        pending.clear();
-                        ensure((int) n);
-                        bytes.readPosition(start);
-                        bytes.read(buf, 0, (int) n);
-                        reader.check(buf, (int) n);
-                        blockFile = file;
-                        blockIndex = index;
+                    CycleFile f = journal.fileForCycle(cycle, file);
+                    if (bad != null && cycle >= lastCycle) {
+                        problems.add("bad block in the last journal file at " + where.get() + ": " + bad
+                                + "; replay stopped there, that whole block and the rest of that file are dropped");
+                        damaged = file.toPath();
+                        goodInDamaged = goodInCycle;
+                        tail = new DroppedTail();
+                        tail.add((int) n, false);
+                        continue;
                     }
                     String unapplied = applyIntact(f, start);
                     records += reader.intactRecords();
@@ -150,9 +125,9 @@ final class Recovery {
                     }
                     bad = bad != null ? bad : unapplied;
                     journal.addUsed(f, start + n);
-                    keptInCycle++;
-                    lastGoodIndex = index;
                     if (bad == null) {
+                        goodInCycle++;
+                        lastGoodIndex = index;
                         continue;
                     }
                 } catch (Throwable t) {
@@ -163,20 +138,21 @@ final class Recovery {
                 }
                 String at = (file != null ? file.getName() : "cycle " + cycle) + " index 0x" + Long.toHexString(index);
                 if (cycle >= lastCycle && bad.startsWith("unreadable")) {
-                    if (pending.isEmpty()) {
-                        keptBeforePending = keptInCycle;
+                    if (tail == null) {
+                        problems.add("unreadable block in the last journal file at " + at + ": " + bad
+                                + "; replay stopped there, that block and the rest of that file are dropped");
+                        CycleFile newest = journal.newest();
+                        damaged = file != null ? file.toPath() : newest == null ? null : newest.path;
+                        goodInDamaged = goodInCycle;
+                        unreadableIndex = index;
                     }
-                    problems.add("unreadable block in the last journal file at " + at + ": " + bad
-                            + "; replay stopped there, that block and the rest of that file are dropped");
                     unreadableInLast = true;
-                    unreadableIndex = index;
-                    unreadableFile = file;
                     break;
                 }
                 skipped++;
-                problems.add("bad record skipped in " + (cycle >= lastCycle ? "the last" : "an older")
-                        + " journal file at " + at + ": " + bad + "; the other intact records of its block were applied ("
-                        + reader.intactRecords() + " before the bad one)");
+                problems.add("bad record skipped in an older journal file at " + at + ": " + bad
+                        + "; the other intact records of its block were applied (" + reader.intactRecords()
+                        + " before the bad one)");
                 if (!(bad.startsWith("unreadable"))) {
                     continue;
                 }
@@ -193,26 +169,23 @@ final class Recovery {
         } catch (Throwable t) {
             problems.add("journal replay failed: " + t);
         }
-        if (unreadableInLast) {
-            CycleFile newest = journal.newest();
-            damaged = unreadableFile != null ? unreadableFile.toPath() : newest == null ? null : newest.path;
-            goodInDamaged = keptBeforePending;
+        if (tail != null && (tail.completeAfterBad || unreadableInLast)) {
+            // Blocks past the bad one were committed (complete, or Chronicle saw them closed): what they
+            // and the bad block held was there, maybe acknowledged, and is dropped: damage.
+            problems.add("complete blocks followed the bad block of the last journal file: not a torn tail;"
+                    + " what the dropped blocks held is lost");
+            tail.report();
+        } else if (tail != null) {
+            problems.add("nothing complete followed it: a torn tail (" + tail.blocks + " block(s) dropped)");
+        } else if (unreadableInLast) {
             if (committedBeyond(cq, Math.max(lastGoodIndex, unreadableIndex), unreadableIndex < 0)) {
-                // Complete blocks lie past the unreadable one: they were committed, their records are lost.
                 continuity.unattributed(queues.allById(), "complete blocks follow an unreadable one in the last file",
                         () -> "the end of the last journal file");
             }
-        } else if (!pending.isEmpty()) {
-            PendingBad first = pending.get(0);
-            problems.add("bad block at the end of the last journal file at " + first.where() + ": " + first.why()
-                    + "; a torn tail: that whole block and the rest of that file (" + pending.size()
-                    + " block(s)) are dropped");
-            damaged = first.file().path;
-            goodInDamaged = keptBeforePending;
         } else if (records > 0) {
             damaged = hiddenTail(cq, lastGoodIndex, lastCycle);
             if (damaged != null) {
-                goodInDamaged = keptInCycle;
+                goodInDamaged = goodInCycle;
                 continuity.unattributed(queues.allById(), "complete blocks lie past what could be read",
                         () -> "the end of the last journal file");
             }
@@ -233,6 +206,81 @@ final class Recovery {
         return new Report(records, skipped, List.copyOf(problems), damaged, goodInDamaged, millis);
     }
 
+    /**
+     * The blocks of the last file from its first bad one on: dropped, never applied, but read, so
+     * that if complete blocks follow the bad one (it was no torn write: they were committed after
+     * it) the queues whose records are dropped can be marked damaged.
+     */
+    private final class DroppedTail {
+        /** Records seen in the dropped blocks: queue id, type, transaction. */
+        private final List<long[]> dropped = new ArrayList<>();
+        /** Bad records with a known end: their headers, which may be damaged too. */
+        private final List<long[]> suspects = new ArrayList<>();
+        private final String firstWhere = where.get();
+        boolean completeAfterBad;
+        boolean untied;
+        int blocks;
+
+        /** The block in {@code buf[0, n)}, which {@link #reader} checked. */
+        void add(int n, boolean intact) {
+            blocks++;
+            if (intact && blocks > 1) {
+                completeAfterBad = true;
+            }
+            int end = reader.intactEnd();
+            ByteBuffer bb = ByteBuffer.wrap(buf, 0, n);
+            for (int at = reader.firstRecord(); at < end; at += bb.getInt(at + LENGTH)) {
+                note(bb, at);
+            }
+            if (!intact) {
+                reader.walkPastDamage(buf, n, new JournalBlockReader.DamageWalk() {
+                    @Override
+                    public void intact(int at, int length) {
+                        note(bb, at);
+                    }
+
+                    @Override
+                    public void badBounded(int at, int length) {
+                        if (length >= HEADER_SIZE) {
+                            suspects.add(new long[]{bb.getShort(at + QUEUE_ID) & 0xFFFF, bb.get(at + TYPE),
+                                    bb.getLong(at + TXN)});
+                        } else {
+                            untied = true;
+                        }
+                    }
+
+                    @Override
+                    public void unbounded(int at) {
+                        untied = true;
+                    }
+                });
+            }
+        }
+
+        private void note(ByteBuffer bb, int at) {
+            dropped.add(new long[]{bb.getShort(at + QUEUE_ID) & 0xFFFF, bb.get(at + TYPE), bb.getLong(at + TXN)});
+        }
+
+        void report() {
+            for (long[] r : suspects) {
+                // A bad record's header is tied to its queue when it names one whose dropped transactions
+                // could reach it (the dropped records advance a queue by at most one each).
+                StoredQueue q = queues.byId((int) r[0]);
+                if (q != null && r[2] > q.txn && r[2] <= q.txn + dropped.size() + suspects.size()) {
+                    dropped.add(r);
+                } else {
+                    untied = true;
+                }
+            }
+            for (long[] r : dropped) {
+                continuity.dropped(queues, (byte) r[1], (int) r[0], r[2], () -> firstWhere + " or after");
+            }
+            if (untied) {
+                continuity.unattributed(queues.allById(), "bad records among the dropped blocks", () -> firstWhere);
+            }
+        }
+    }
+
     /** Whether Chronicle knows of a complete document past {@code index} ({@code indexUnknown}: past the one after it). */
     private static boolean committedBeyond(SingleChronicleQueue cq, long index, boolean indexUnknown) {
         try {
@@ -241,23 +289,6 @@ final class Recovery {
         } catch (Throwable t) {
             return true;
         }
-    }
-
-    /** Bad blocks of the last file that complete blocks follow: damage, applied as in an older file. */
-    private long resolvePending(List<PendingBad> pending) {
-        long applied = 0;
-        for (PendingBad p : pending) {
-            ensure(p.n());
-            System.arraycopy(p.doc(), 0, buf, 0, p.n());
-            reader.check(buf, p.n());
-            problems.add("bad block inside the last journal file at " + p.where() + ": " + p.why()
-                    + "; complete blocks follow it, so it is damage, not a torn tail: its intact records were applied ("
-                    + reader.intactRecords() + " before the bad one)");
-            applyIntact(p.file(), p.start());
-            applied += reader.intactRecords() + applyPastDamage(p.file(), p.start(), p.n());
-            journal.addUsed(p.file(), p.start() + p.n());
-        }
-        return applied;
     }
 
     /**

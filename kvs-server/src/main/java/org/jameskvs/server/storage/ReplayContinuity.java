@@ -26,6 +26,11 @@ final class ReplayContinuity {
 
     /** What was found, for the recovery report. */
     List<String> problems() {
+        for (StoredQueue q : dropNotes) {
+            problems.add("queue " + (q.name != null ? "'" + q.name + "'" : "id " + q.id) + " lost " + q.damage.describe()
+                    + ": its records in blocks dropped from the last journal file, though committed");
+        }
+        dropNotes.clear();
         return problems;
     }
 
@@ -100,15 +105,27 @@ final class ReplayContinuity {
         return true;
     }
 
-    /** A record of a block that had to be dropped, though complete (see the crash contract): its effect is lost. */
+    /**
+     * A record of a block that was dropped though it had been committed (a bad block of the last
+     * file that complete blocks follow): every transaction of its queue after the last one replayed,
+     * up to this record's, is lost; a COPY or checkpoint record may have held any earlier message.
+     */
     void dropped(Queues queues, byte type, int queueId, long txn, Supplier<String> where) {
         StoredQueue q = queues.byId(queueId);
         if (q == null) {
             return; // a queue created in the dropped part: none of it was replayed
         }
-        QueueDamage d = isMutation(type) ? new QueueDamage(txn, txn) : new QueueDamage(1, txn);
-        lost(q, d, "its " + typeName(type) + " record of transaction " + txn + " was in a dropped block", where);
+        QueueDamage d = isMutation(type) ? new QueueDamage(Math.min(q.txn + 1, txn), txn) : new QueueDamage(1, txn);
+        q.damage = q.damage.union(d);
+        if (!reportedDrop.contains(q)) {
+            reportedDrop.add(q);
+            dropNotes.add(q);
+        }
     }
+
+    /** One problem line per queue that lost records in dropped blocks (added by {@link #problems()}). */
+    private final java.util.Set<StoredQueue> reportedDrop = new java.util.HashSet<>();
+    private final List<StoredQueue> dropNotes = new ArrayList<>();
 
     /** Damage no record can be tied to: every queue that exists now may have lost records there. */
     void unattributed(Collection<StoredQueue> queues, String why, Supplier<String> where) {
