@@ -1,6 +1,7 @@
 package org.jameskvs.server;
 
 import org.jameskvs.server.storage.FsyncPolicy;
+import org.jameskvs.server.storage.JournalTuning;
 import org.jameskvs.server.storage.StoreConfig;
 
 import java.io.IOException;
@@ -34,7 +35,9 @@ import java.util.Properties;
  *                                           refuses a client without one
  * tls.trustCertificates      (none)         PEM file of the CAs whose client certificates are accepted
  *                                           (required with tls.clientAuth optional or require)
- * frame.maxBytes             67108864       largest request frame accepted (64 MiB); larger: FRAME_TOO_LARGE
+ * frame.maxBytes             67108864       largest request frame accepted (64 MiB); larger: FRAME_TOO_LARGE.
+ *                                           A PUT of that size is also stored: the journal's block
+ *                                           grows with it (see journalBlockBytesFor)
  * fsync.policy               none           none | interval | batch; see QueueStore's crash contract
  * fsync.intervalMillis       100            for fsync.policy=interval
  * disk.minFreeBytes          67108864       writes answer DISK_FULL below this free space (64 MiB)
@@ -143,8 +146,21 @@ public record ServerConfig(String listenHost, int listenPort, Path dataDir, Stri
     }
 
     public StoreConfig storeConfig() {
+        JournalTuning defaults = JournalTuning.defaults();
         return new StoreConfig(dataDir, fsyncPolicy, fsyncIntervalMillis, minFreeDiskBytes, maxJournalBytes,
-                defaultMaxMessages, defaultMaxBytes);
+                defaultMaxMessages, defaultMaxBytes,
+                defaults.withBlockSize(Math.max(defaults.blockSize(), journalBlockBytesFor(maxFrameBytes))));
+    }
+
+    /**
+     * The journal block size that stores a PUT of the largest accepted frame: a journal record (the
+     * frame's fields plus a record header) goes into one Chronicle document, and Chronicle takes a
+     * document of at most a quarter of its block. Rounded up to whole MiB; 64 KiB of room for the
+     * record and block headers.
+     */
+    static long journalBlockBytesFor(int maxFrameBytes) {
+        long need = 4 * ((long) maxFrameBytes + (64 << 10));
+        return (need + (1 << 20) - 1) & -(1L << 20);
     }
 
     public ServerConfig withListenPort(int port) {

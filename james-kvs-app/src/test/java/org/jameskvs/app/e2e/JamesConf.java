@@ -77,6 +77,11 @@ final class JamesConf {
         return replace("kvs-spool.properties", "\nrequestTimeout=30000\n", "\nrequestTimeout=" + millis + "\n");
     }
 
+    /** smtpserver.xml's {@code maxmessagesize} (KB; 0 = no limit) instead of james-conf's 64512. */
+    JamesConf maxMessageSizeKb(long kb) {
+        return replace("smtpserver.xml", "<maxmessagesize>64512</maxmessagesize>", "<maxmessagesize>" + kb + "</maxmessagesize>");
+    }
+
     /** RemoteDelivery's retry delays (mailetcontainer.xml's {@code <delayTime>}, e.g. "500, 1000, 3 * 3600000"). */
     JamesConf remoteDeliveryDelays(String delayTime) {
         return replace("mailetcontainer.xml", "<delayTime>1000, 2000, 3 * 5000</delayTime>", "<delayTime>" + delayTime + "</delayTime>");

@@ -33,6 +33,8 @@ class KvsSpoolE2ETest {
     private static final int MAILS = 200;
     private static final String RECIPIENT = "rcpt@sink.test";
     private static final Duration DELIVERY_TIMEOUT = Duration.ofSeconds(120);
+    /** james-conf/smtpserver.xml's maxmessagesize, 64512 KB, in bytes. */
+    private static final long MAX_MESSAGE_SIZE = 64512L * 1024;
 
     private static KvsServerProcess kvs;
     private static SmtpSink sink;
@@ -164,6 +166,31 @@ class KvsSpoolE2ETest {
         Thread.sleep(2_000);
         assertThat(ids).allSatisfy(id -> assertThat(sink.count(id)).as("deliveries of %s", id).isEqualTo(1));
         assertThat(sink.duplicates()).as(sink.statsLine()).isZero();
+    }
+
+    @Test
+    @Order(5)
+    void mailLargerThanTheSpoolStoresIsRefusedForGoodAndTheLargestAcceptedIsRelayed() throws Exception {
+        String tooLarge = "<e2e-too-large@kvs-load.test>";
+        String declaredTooLarge = "<e2e-declared-too-large@kvs-load.test>";
+        String largest = "<e2e-largest@kvs-load.test>";
+        try (SmtpClient client = SmtpClient.connect("127.0.0.1", james.smtpPort(), 120_000)) {
+            // james-conf's maxmessagesize: 63 MiB, below the KVS servers' frame.maxBytes (64 MiB).
+            assertThat(client.ehloReply()).as("EHLO announces the limit")
+                .anyMatch(line -> line.substring(4).equals("SIZE " + MAX_MESSAGE_SIZE));
+            assertThat(client.sendOfSize(SmtpLoadSender.FROM, RECIPIENT, tooLarge, 65L << 20, false))
+                .as("DATA of 65 MiB: %s", client.lastReply()).isEqualTo(552);
+            assertThat(client.sendOfSize(SmtpLoadSender.FROM, RECIPIENT, declaredTooLarge, 65L << 20, true))
+                .as("MAIL FROM with SIZE of 65 MiB: %s", client.lastReply()).isEqualTo(552);
+            // The largest message James takes (headers, then the body up to the limit) is stored and relayed.
+            assertThat(client.sendOfSize(SmtpLoadSender.FROM, RECIPIENT, largest, MAX_MESSAGE_SIZE - 4096, true))
+                .as("a message just under maxmessagesize: %s", client.lastReply()).isEqualTo(250);
+        }
+        List<String> missing = Delivery.awaitAll(sink, List.of(largest), DELIVERY_TIMEOUT);
+        assertThat(missing).as("the largest message was not relayed (%s)\n%s", sink.statsLine(), james.logTail(40)).isEmpty();
+        assertThat(sink.count(largest)).isEqualTo(1);
+        assertThat(sink.count(tooLarge) + sink.count(declaredTooLarge)).isZero();
+        assertQueuesDrained();
     }
 
     private boolean sendUntilAccepted(String messageId, Duration timeout) throws InterruptedException {

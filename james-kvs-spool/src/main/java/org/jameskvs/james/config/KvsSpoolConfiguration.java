@@ -38,6 +38,12 @@ import org.jameskvs.client.ClientTls;
  *   unanswered PUT, with the same mail id so a retry never stores it twice, before it fails (James
  *   then sends the mail to its error processor). Covers a store that is being restored after an
  *   outage.</dd>
+ * <dt>{@code frameMaxBytes} [67108864]</dt><dd>the KVS servers' {@code frame.maxBytes} (64 MiB): keep
+ *   them equal. A mail is stored only if its encoded form fits in a frame with room for the protocol's
+ *   headers ({@link #maxMailBytes()}); a larger one is refused before it is sent, for good (it can never
+ *   fit), and the SMTP hook {@code org.jameskvs.james.smtp.SpoolSizeLimitHook} answers such a message
+ *   552 at the end of DATA. James's {@code maxmessagesize} (smtpserver.xml) should be at most
+ *   {@link #maxSmtpMessageBytes()}, so James itself refuses it first (and announces the limit).</dd>
  * <dt>{@code readAheadWindow} [64]</dt><dd>mails read ahead of the dequeuers per priority level: the
  *   only mail held in James's heap besides the ones being processed, whatever the backlog.</dd>
  * <dt>{@code readBlockSize} [32]</dt><dd>messages asked per READ request.</dd>
@@ -67,6 +73,17 @@ import org.jameskvs.client.ClientTls;
  */
 public final class KvsSpoolConfiguration {
     public static final String FILE_NAME = "kvs-spool.properties";
+    /**
+     * Room in a frame for everything but the encoded mail: the request header and PUT fields, or the
+     * response header and message record a READ or GET answers with (about 100 bytes with ids of
+     * at most 255 bytes), with a wide margin.
+     */
+    public static final int PROTOCOL_RESERVE_BYTES = 4096;
+    /**
+     * Room, besides the MIME bytes James received, for the rest of an encoded mail (envelope,
+     * recipients, attributes) when the SMTP hook judges a message by its size alone.
+     */
+    public static final int ENVELOPE_RESERVE_BYTES = 64 * 1024;
 
     private final List<String> servers;
     private final String user;
@@ -76,6 +93,7 @@ public final class KvsSpoolConfiguration {
     private final Duration requestTimeout;
     private final java.util.Set<String> intakeQueues;
     private final Duration acceptedMailRetryTimeout;
+    private final int frameMaxBytes;
     private final int readAheadWindow;
     private final int readBlockSize;
     private final int readBlockBytes;
@@ -103,6 +121,7 @@ public final class KvsSpoolConfiguration {
         this.intakeQueues = Arrays.stream(p.getProperty("intakeQueues", "spool").split(","))
             .map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableSet());
         this.acceptedMailRetryTimeout = Duration.ofMillis(positiveInt(p, "acceptedMailRetryTimeout", 120_000));
+        this.frameMaxBytes = positiveInt(p, "frameMaxBytes", 64 * 1024 * 1024);
         this.readAheadWindow = positiveInt(p, "readAheadWindow", 64);
         this.readBlockSize = positiveInt(p, "readBlockSize", 32);
         this.readBlockBytes = positiveInt(p, "readBlockBytes", 8 * 1024 * 1024);
@@ -114,6 +133,10 @@ public final class KvsSpoolConfiguration {
             .map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableList());
         if (servers.isEmpty()) {
             throw new IllegalArgumentException("kvs-spool: 'servers' lists no server");
+        }
+        if (frameMaxBytes < 2 * (PROTOCOL_RESERVE_BYTES + ENVELOPE_RESERVE_BYTES)) {
+            throw new IllegalArgumentException("kvs-spool: 'frameMaxBytes' must be at least "
+                + 2 * (PROTOCOL_RESERVE_BYTES + ENVELOPE_RESERVE_BYTES) + ", was " + frameMaxBytes);
         }
         if (namespace.isEmpty() || namespace.contains("/")) {
             throw new IllegalArgumentException("kvs-spool: 'namespace' must be non-empty without '/'");
@@ -167,6 +190,14 @@ public final class KvsSpoolConfiguration {
     public boolean isIntakeQueue(String jamesQueueName) { return intakeQueues.contains(jamesQueueName); }
 
     public Duration acceptedMailRetryTimeout() { return acceptedMailRetryTimeout; }
+
+    public int frameMaxBytes() { return frameMaxBytes; }
+
+    /** The largest encoded mail (the body of a KVS message) the servers store and hand back. */
+    public int maxMailBytes() { return frameMaxBytes - PROTOCOL_RESERVE_BYTES; }
+
+    /** The largest message, as James received it, that the SMTP hook lets through to the spool. */
+    public int maxSmtpMessageBytes() { return maxMailBytes() - ENVELOPE_RESERVE_BYTES; }
 
     public int readAheadWindow() { return readAheadWindow; }
 

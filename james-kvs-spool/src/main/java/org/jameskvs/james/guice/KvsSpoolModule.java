@@ -27,6 +27,11 @@ public class KvsSpoolModule extends AbstractModule {
     @Provides
     @Singleton
     KvsSpoolConfiguration configuration(FileSystem fileSystem) {
+        return configurationIn(fileSystem);
+    }
+
+    /** {@code conf/kvs-spool.properties} of the running James; the defaults if there is none. */
+    public static KvsSpoolConfiguration configurationIn(FileSystem fileSystem) {
         File file;
         try {
             file = fileSystem.getFile(FileSystem.FILE_PROTOCOL_AND_CONF + KvsSpoolConfiguration.FILE_NAME);

@@ -110,6 +110,12 @@ public class KvsMailQueue implements ManageableMailQueue {
         try {
             level = MailPriority.of(mail);
             body = MailCodec.encode(mail);
+            if (body.length > configuration.maxMailBytes()) {
+                // Checked here rather than left to the server: an oversized PUT would cross the
+                // network whole before its FRAME_TOO_LARGE, and could never succeed anyway.
+                throw tooLarge(mail, body.length + " bytes encoded, over the " + configuration.maxMailBytes()
+                    + " the KVS servers store (frameMaxBytes " + configuration.frameMaxBytes() + ")");
+            }
             queue = levels.queue(level);
         } catch (MessagingException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
@@ -120,6 +126,10 @@ public class KvsMailQueue implements ManageableMailQueue {
         long deadline = System.nanoTime() + retryFor.toNanos();
         return putRetrying(queue, MessageIds.newId(), level, notBefore, body, intake, deadline, 50, 0)
             .thenAccept(ack -> {
+                if (ack.status() == Status.FRAME_TOO_LARGE) {
+                    throw new CompletionException(tooLarge(mail, "refused by the KVS server: " + ack.reason()
+                        + " (its frame.maxBytes is below kvs-spool's frameMaxBytes " + configuration.frameMaxBytes() + ")"));
+                }
                 if (!ack.isOk()) {
                     throw new CompletionException(new MailQueueException("KVS refused mail " + mail.getName()
                         + " in queue " + name.asString() + ": " + ack.status() + " " + ack.reason()));
@@ -128,6 +138,10 @@ public class KvsMailQueue implements ManageableMailQueue {
                 enqueuedMetric.increment();
                 reader.onEnqueued(level, notBefore != 0);
             });
+    }
+
+    private MailTooLargeException tooLarge(Mail mail, String why) {
+        return new MailTooLargeException("Mail " + mail.getName() + " is too large for queue " + name.asString() + ": " + why);
     }
 
     /**

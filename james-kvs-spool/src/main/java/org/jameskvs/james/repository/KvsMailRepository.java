@@ -70,6 +70,12 @@ public class KvsMailRepository implements MailRepository {
         byte[] id = idOf(key);
         byte[] state = key.asString().getBytes(StandardCharsets.UTF_8);
         byte[] body = MailCodec.encode(mail);
+        if (body.length + state.length > configuration.maxMailBytes()) {
+            // Refused before sending: the servers would answer FRAME_TOO_LARGE after receiving it all.
+            throw new MessagingException("Cannot store " + key.asString() + " in " + queueName + ": "
+                + (body.length + state.length) + " bytes encoded, over the " + configuration.maxMailBytes()
+                + " the KVS servers store (frameMaxBytes " + configuration.frameMaxBytes() + ")");
+        }
         Ack ack = put(id, state, body);
         if (!ack.isOk()) {
             throw new MessagingException("Cannot store " + key.asString() + " in " + queueName + ": " + ack.status() + " " + ack.reason());

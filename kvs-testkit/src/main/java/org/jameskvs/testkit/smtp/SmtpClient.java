@@ -1,5 +1,6 @@
 package org.jameskvs.testkit.smtp;
 
+import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -7,6 +8,8 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A plain SMTP client over one connection that reports the server's reply code for every message, so
@@ -16,6 +19,8 @@ public final class SmtpClient implements AutoCloseable {
     private final Socket socket;
     private final BufferedReader in;
     private final OutputStream out;
+    private List<String> lastReply = List.of();
+    private List<String> ehlo = List.of();
 
     private SmtpClient(Socket socket) throws IOException {
         this.socket = socket;
@@ -32,6 +37,7 @@ public final class SmtpClient implements AutoCloseable {
             SmtpClient client = new SmtpClient(socket);
             client.expect(client.readReply(), 220, "greeting");
             client.expect(client.command("EHLO kvs-load-sender.test"), 250, "EHLO");
+            client.ehlo = client.lastReply;
             return client;
         } catch (IOException | RuntimeException e) {
             socket.close();
@@ -66,6 +72,49 @@ public final class SmtpClient implements AutoCloseable {
         return readReply();
     }
 
+    /** The lines of the server's answer to EHLO (e.g. "250-SIZE 66060288"). */
+    public List<String> ehloReply() {
+        return ehlo;
+    }
+
+    /** The lines of the last reply read (e.g. the text of a refusal). */
+    public List<String> lastReply() {
+        return lastReply;
+    }
+
+    /**
+     * Sends one message with about {@code bodyBytes} bytes of text (whole 76-character lines) after its headers,
+     * written as it goes (nothing of that size is built in memory); with {@code declareSize} MAIL FROM
+     * carries {@code SIZE=} (RFC 1870) with the message's exact size. Returns the final reply code,
+     * as {@link #send} does.
+     */
+    public int sendOfSize(String from, String to, String messageId, long bodyBytes, boolean declareSize) throws IOException {
+        byte[] headers = message(from, to, messageId, "of " + bodyBytes + " bytes").split("\r\n\r\n")[0]
+            .concat("\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        byte[] line = ("x".repeat(74) + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        long lines = Math.max(1, bodyBytes / line.length);
+        int code = command("MAIL FROM:<" + from + ">" + (declareSize ? " SIZE=" + (headers.length + lines * line.length) : ""));
+        if (code != 250) {
+            return reset(code);
+        }
+        code = command("RCPT TO:<" + to + ">");
+        if (code != 250 && code != 251) {
+            return reset(code);
+        }
+        code = command("DATA");
+        if (code != 354) {
+            return reset(code);
+        }
+        OutputStream buffered = new BufferedOutputStream(out, 1 << 16);
+        buffered.write(headers);
+        for (long i = 0; i < lines; i++) {
+            buffered.write(line);
+        }
+        buffered.write(".\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        buffered.flush();
+        return readReply();
+    }
+
     /** A message with the given Message-ID and a small text body. */
     public static String message(String from, String to, String messageId, String subject) {
         return "From: <" + from + ">\r\n"
@@ -92,13 +141,16 @@ public final class SmtpClient implements AutoCloseable {
 
     /** Reads a (possibly multi-line) reply and returns its code. */
     private int readReply() throws IOException {
+        List<String> lines = new ArrayList<>();
         String line;
         do {
             line = in.readLine();
             if (line == null) {
                 throw new IOException("connection closed by server");
             }
+            lines.add(line);
         } while (line.length() > 3 && line.charAt(3) == '-');
+        lastReply = List.copyOf(lines);
         if (line.length() < 3) {
             throw new IOException("bad SMTP reply: " + line);
         }
