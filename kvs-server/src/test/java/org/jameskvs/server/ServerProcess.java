@@ -36,6 +36,15 @@ final class ServerProcess implements AutoCloseable {
 
     /** @param maxHeap the server JVM's {@code -Xmx} value, e.g. {@code "64m"} */
     static ServerProcess startWithHeap(Path dataDir, String password, String maxHeap, String... extraProps) throws Exception {
+        return startMain(KvsServerMain.class, List.of(), dataDir, password, maxHeap, extraProps);
+    }
+
+    /**
+     * @param main     the main class: {@link KvsServerMain}, or a test main that installs a test seam
+     *                 first; it gets the config file, then {@code mainArgs}
+     */
+    static ServerProcess startMain(Class<?> main, List<String> mainArgs, Path dataDir, String password, String maxHeap,
+                                   String... extraProps) throws Exception {
         Path conf = Files.createTempFile("kvs-server", ".properties");
         StringBuilder sb = new StringBuilder()
                 .append("listen.port=0\n")
@@ -55,8 +64,9 @@ final class ServerProcess implements AutoCloseable {
         }
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
-        cmd.add(KvsServerMain.class.getName());
+        cmd.add(main.getName());
         cmd.add(conf.toString());
+        cmd.addAll(mainArgs);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         CompletableFuture<Integer> port = new CompletableFuture<>();
         List<String> out = new ArrayList<>();
