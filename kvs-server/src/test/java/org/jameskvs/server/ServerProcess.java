@@ -36,6 +36,15 @@ final class ServerProcess implements AutoCloseable {
 
     /** @param maxHeap the server JVM's {@code -Xmx} value, e.g. {@code "64m"} */
     static ServerProcess startWithHeap(Path dataDir, String password, String maxHeap, String... extraProps) throws Exception {
+        return startMain(KvsServerMain.class, List.of(), dataDir, password, maxHeap, extraProps);
+    }
+
+    /**
+     * @param main     the main class: {@link KvsServerMain}, or a test main that installs a test seam
+     *                 first; it gets the config file, then {@code mainArgs}
+     */
+    static ServerProcess startMain(Class<?> main, List<String> mainArgs, Path dataDir, String password, String maxHeap,
+                                   String... extraProps) throws Exception {
         Path conf = Files.createTempFile("kvs-server", ".properties");
         StringBuilder sb = new StringBuilder()
                 .append("listen.port=0\n")
@@ -47,7 +56,7 @@ final class ServerProcess implements AutoCloseable {
             sb.append(p).append('\n');
         }
         Files.writeString(conf, sb.toString());
-        Process p = new ProcessBuilder(command(conf, maxHeap)).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(command(conf, maxHeap, main, mainArgs)).redirectErrorStream(true).start();
         CompletableFuture<Integer> port = new CompletableFuture<>();
         List<String> out = new ArrayList<>();
         Thread reader = new Thread(() -> {
@@ -78,10 +87,10 @@ final class ServerProcess implements AutoCloseable {
 
     /** The command line of a server JVM (this test class path, Chronicle's flags) reading {@code conf}. */
     static List<String> command(Path conf) {
-        return command(conf, "256m");
+        return command(conf, "256m", KvsServerMain.class, List.of());
     }
 
-    private static List<String> command(Path conf, String maxHeap) {
+    private static List<String> command(Path conf, String maxHeap, Class<?> main, List<String> mainArgs) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx" + maxHeap);
@@ -90,8 +99,9 @@ final class ServerProcess implements AutoCloseable {
         }
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
-        cmd.add(KvsServerMain.class.getName());
+        cmd.add(main.getName());
         cmd.add(conf.toString());
+        cmd.addAll(mainArgs);
         return cmd;
     }
 

@@ -24,6 +24,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
@@ -573,6 +574,14 @@ final class Journal implements AutoCloseable {
                 LOG.debug("directory fsync not supported here: {}", e.toString());
             }
             newFileSinceSync = false;
+        }
+        FsyncObserver observer = FsyncObserver.Installed.observer;
+        if (observer != null) {
+            Map<Path, Long> ends = new java.util.LinkedHashMap<>();
+            for (CycleFile f : byCycle.values()) {
+                ends.put(f.path, f.end);
+            }
+            observer.fsynced(config.directory(), ends);
         }
     }
 

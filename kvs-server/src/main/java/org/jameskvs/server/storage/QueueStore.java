@@ -48,9 +48,13 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  *     never acknowledged.</li>
  * <li><b>power loss or kernel crash</b>: with {@code BATCH}, everything OK'd before the last
  *     {@link #commit()} that returned OK survives (the server sends a block's responses only after
- *     its commit: an OK response means on disk). With {@code INTERVAL}, mutations older than about
- *     {@code fsyncIntervalMillis} (plus the maintenance period) survive; newer ones may be lost.
- *     With {@code NONE}, no promise: whatever the kernel had written back.</li>
+ *     its commit: an OK response means on disk). With {@code INTERVAL}, the fsync runs in
+ *     {@link #maintenance()} once {@code fsyncIntervalMillis} passed since the last one, so
+ *     mutations older than about the longer of that interval and the maintenance period survive;
+ *     newer ones may be lost. With {@code NONE}, no promise: whatever the kernel had written back
+ *     (Linux writes dirty pages back after about 30 s). Whatever is lost is a suffix of what was
+ *     acknowledged, never a hole before a survivor. (A power cut is simulated by the server's tests:
+ *     the durable state is copied at every fsync, and a server restarts on the last copy.)</li>
  * </ul>
  * <b>Recovery</b> ({@link #open}) replays the journal block by block and checks every record's
  * CRC32C before applying any record of its block, so no record is ever half-applied.

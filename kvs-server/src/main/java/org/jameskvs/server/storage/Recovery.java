@@ -273,7 +273,7 @@ final class Recovery {
                 }
             }
             for (long[] r : dropped) {
-                continuity.dropped(queues, (byte) r[1], (int) r[0], r[2], () -> firstWhere + " or after");
+                continuity.dropped(queues, (byte) r[1], (int) r[0], r[2]);
             }
             if (untied) {
                 continuity.unattributed(queues.allById(), "bad records among the dropped blocks", () -> firstWhere);

@@ -2,7 +2,9 @@ package org.jameskvs.server.storage;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Supplier;
 
 import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
@@ -23,14 +25,16 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  */
 final class ReplayContinuity {
     private final List<String> problems = new ArrayList<>();
+    /** Queues that lost records in dropped blocks: one problem line each, added by {@link #problems()}. */
+    private final Set<StoredQueue> droppedFrom = new LinkedHashSet<>();
 
     /** What was found, for the recovery report. */
     List<String> problems() {
-        for (StoredQueue q : dropNotes) {
+        for (StoredQueue q : droppedFrom) {
             problems.add("queue " + (q.name != null ? "'" + q.name + "'" : "id " + q.id) + " lost " + q.damage.describe()
                     + ": its records in blocks dropped from the last journal file, though committed");
         }
-        dropNotes.clear();
+        droppedFrom.clear();
         return problems;
     }
 
@@ -110,22 +114,15 @@ final class ReplayContinuity {
      * file that complete blocks follow): every transaction of its queue after the last one replayed,
      * up to this record's, is lost; a COPY or checkpoint record may have held any earlier message.
      */
-    void dropped(Queues queues, byte type, int queueId, long txn, Supplier<String> where) {
+    void dropped(Queues queues, byte type, int queueId, long txn) {
         StoredQueue q = queues.byId(queueId);
         if (q == null) {
             return; // a queue created in the dropped part: none of it was replayed
         }
         QueueDamage d = isMutation(type) ? new QueueDamage(Math.min(q.txn + 1, txn), txn) : new QueueDamage(1, txn);
         q.damage = q.damage.union(d);
-        if (!reportedDrop.contains(q)) {
-            reportedDrop.add(q);
-            dropNotes.add(q);
-        }
+        droppedFrom.add(q);
     }
-
-    /** One problem line per queue that lost records in dropped blocks (added by {@link #problems()}). */
-    private final java.util.Set<StoredQueue> reportedDrop = new java.util.HashSet<>();
-    private final List<StoredQueue> dropNotes = new ArrayList<>();
 
     /** Damage no record can be tied to: every queue that exists now may have lost records there. */
     void unattributed(Collection<StoredQueue> queues, String why, Supplier<String> where) {
