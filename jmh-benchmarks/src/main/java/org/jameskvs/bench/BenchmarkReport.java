@@ -8,7 +8,6 @@ import org.openjdk.jmh.runner.options.TimeValue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +16,9 @@ import java.util.TreeMap;
 /**
  * One command, one run: the KVS server and Redis side by side. Prints (and writes to
  * {@code report/kvs-vs-redis.md}) the store+delete throughput table by size with the KVS/Redis
- * ratios, then p50/p99 store latency at fixed offered rates.
+ * ratios, at two durability levels (page cache: KVS vs Redis AOF everysec; fsync before the ack:
+ * KVS fsync.policy=batch vs Redis appendfsync always), then store-ack latency at 10/50/80 % of each
+ * target's max ({@link LatencyReport}: KVS one copy, KVS two copies, Redis AOF everysec).
  *
  * <pre>
  * java -jar jmh-benchmarks/target/benchmarks.jar [--quick]
@@ -36,6 +37,7 @@ public final class BenchmarkReport {
             opts.warmupIterations(1).warmupTime(TimeValue.seconds(1)).measurementIterations(2)
                     .measurementTime(TimeValue.seconds(1)).param("size", "400", "1024", "10240");
         }
+        String loadBefore = LoadAverage.oneMinute();
         Collection<RunResult> results = new Runner(opts.build()).run();
 
         Map<Integer, Map<String, double[]>> bySize = new TreeMap<>();
@@ -47,14 +49,20 @@ public final class BenchmarkReport {
         }
         StringBuilder md = new StringBuilder();
         md.append("## Store+delete transactions/s, one pipelined connection (JMH, one run)\n\n");
-        md.append("| size | KVS | Redis AOF everysec | Redis no persistence | KVS / Redis AOF | KVS / Redis none |\n");
-        md.append("|---:|---:|---:|---:|---:|---:|\n");
-        bySize.forEach((size, t) -> md.append(String.format("| %s | %s | %s | %s | %s | %s |%n", human(size),
-                cell(t.get("kvs")), cell(t.get("redis-aof")), cell(t.get("redis-none")),
-                ratio(t.get("kvs"), t.get("redis-aof")), ratio(t.get("kvs"), t.get("redis-none")))));
+        md.append("Durability of an acknowledged store: KVS and Redis AOF everysec: in the page cache (survives a kill of the "
+                + "server, not a power cut; Redis fsyncs about a second later); KVS fsync.policy=batch and Redis appendfsync "
+                + "always: on disk before the ack (survives a power cut); Redis no persistence: memory only.\n\n");
+        md.append("| size | KVS (page cache) | Redis AOF everysec (page cache) | KVS / Redis AOF | KVS fsync batch (fsync) | "
+                + "Redis AOF always (fsync) | KVS fsync / Redis always | Redis no persistence (memory) | KVS / Redis none |\n");
+        md.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        bySize.forEach((size, t) -> md.append(String.format("| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", human(size),
+                cell(t.get("kvs")), cell(t.get("redis-aof")), ratio(t.get("kvs"), t.get("redis-aof")),
+                cell(t.get("kvs-fsync-batch")), cell(t.get("redis-aof-always")),
+                ratio(t.get("kvs-fsync-batch"), t.get("redis-aof-always")),
+                cell(t.get("redis-none")), ratio(t.get("kvs"), t.get("redis-none")))));
 
         md.append("\n## The same against Redis with its own C client (redis-benchmark, 1 connection, pipeline 1,000)\n\n");
-        md.append("| size | KVS (JMH, above) | Redis AOF everysec | Redis no persistence | KVS / Redis AOF |\n");
+        md.append("| size | KVS (JMH, above; page cache) | Redis AOF everysec (page cache) | Redis no persistence (memory) | KVS / Redis AOF |\n");
         md.append("|---:|---:|---:|---:|---:|\n");
         for (Map.Entry<Integer, Map<String, double[]>> e : bySize.entrySet()) {
             int size = e.getKey();
@@ -65,25 +73,18 @@ public final class BenchmarkReport {
                     kvs == null || aof <= 0 ? "-" : String.format("%.2f×", kvs[0] / aof)));
         }
 
-        md.append("\n## Store latency at a fixed offered rate (1 KB, open loop, 1 connection)\n\n");
-        md.append("| target | offered tx/s | achieved tx/s | p50 µs | p99 µs | max µs |\n|---|---:|---:|---:|---:|---:|\n");
+        md.append('\n');
         int seconds = quick ? 3 : 10;
-        List<LatencyAtRate.Result> lat = new ArrayList<>();
-        for (int rate : quick ? new int[]{10_000} : new int[]{10_000, 50_000}) {
-            for (String target : List.of("kvs", "redis-aof", "redis-none")) {
-                lat.add(LatencyAtRate.run(target, 1024, rate, seconds));
-            }
-        }
-        for (LatencyAtRate.Result r : lat) {
-            md.append(String.format("| %s | %,d | %,.0f | %.0f | %.0f | %.0f |%n", r.target(), r.offeredRate(),
-                    r.achievedRate(), r.p50Micros(), r.p99Micros(), r.maxMicros()));
-        }
+        List<LatencyReport.Row> lat = LatencyReport.run(List.of("kvs", "kvs-2copies", "redis-aof"),
+                new int[]{10, 50, 80}, seconds, quick ? 1 : 3, quick ? 3 : 5, 1024, Map.of());
+        md.append(LatencyReport.markdown(lat, 1024, seconds));
         System.out.println();
         System.out.println(md);
         Path out = Path.of("report", "kvs-vs-redis.md");
         Files.createDirectories(out.getParent());
         Files.writeString(out, "# KVS server vs Redis (" + java.time.LocalDate.now() + ", "
-                + Runtime.getRuntime().availableProcessors() + " cores" + (quick ? ", --quick" : "") + ")\n\n" + md);
+                + Runtime.getRuntime().availableProcessors() + " cores" + (quick ? ", --quick" : "") + ", load average "
+                + loadBefore + " at the start, " + LoadAverage.oneMinute() + " at the end)\n\n" + md);
         System.out.println("written to " + out.toAbsolutePath());
     }
 

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import org.jameskvs.bench.replication.ReplicatedTarget;
 
 /**
  * CPU time per store+delete transaction, per process and per client thread: what a transaction
@@ -42,8 +41,7 @@ public final class CpuPerTransaction {
     }
 
     private static StoreDeleteTarget create(String name) throws Exception {
-        return name.equals("kvs-2copies") ? new ReplicatedTarget(2)
-                : StoreDeleteTarget.create(name.equals("kvs-1copy") ? "kvs" : name);
+        return StoreDeleteTarget.create(name);
     }
 
     private static String run(String name, int seconds, int bytes, int batch) throws Exception {

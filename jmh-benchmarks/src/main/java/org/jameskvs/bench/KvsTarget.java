@@ -51,18 +51,23 @@ public final class KvsTarget implements StoreDeleteTarget {
     }
 
     @Override
-    public CompletableFuture<?> storeAsync(byte[] id, byte[] body) {
-        return queue.put(id, 5, 0, NO_STATE, body);
+    public CompletableFuture<Failure> store(byte[] id, byte[] body) {
+        return queue.put(id, 5, 0, NO_STATE, body).thenApply(Failure::of);
     }
 
     @Override
-    public CompletableFuture<?> deleteAsync(byte[] id) {
-        return queue.delete(id);
+    public CompletableFuture<Failure> delete(byte[] id) {
+        return queue.delete(id).thenApply(Failure::of);
     }
 
     @Override
     public java.util.List<Process> serverProcesses() {
         return java.util.List.of(server.process());
+    }
+
+    @Override
+    public java.util.List<Integer> metricsPorts() {
+        return java.util.List.of(server.metricsPort());
     }
 
     @Override

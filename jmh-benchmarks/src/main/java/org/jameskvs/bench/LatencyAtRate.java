@@ -1,73 +1,122 @@
 package org.jameskvs.bench;
 
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import java.util.concurrent.CompletableFuture;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Store latency at a fixed offered rate (open loop): transaction i is due at {@code start + i/rate};
- * its latency is measured from when it was DUE to when the store was acknowledged, so a stalled
- * server is charged for the requests it delayed (no coordinated omission). Each stored message is
- * deleted right after its store is acknowledged (not timed), as a relayed mail would be.
+ * Store-acknowledgement latency at a fixed offered rate (open loop) on one connection: transaction
+ * {@code i} is due at {@code start + i/rate}; it is sent as soon as the sender sees it due (all due
+ * ones in one pass, then one flush) and its latency is measured from when it was DUE to when its store
+ * was acknowledged. So a stall, on the server or in the sender, is charged to every request it
+ * delayed (coordinated omission corrected). Each store is followed on the wire by the delete of the
+ * same id (not timed), as a relayed mail would be.
+ *
+ * <p>Only stores acknowledged OK are latency samples; every other answer (a non-OK status, an error
+ * reply, a timeout) is counted as a failure by kind. The achieved rate is the OK acks that arrived
+ * inside the window (the span the offered transactions were due in) divided by its length.
+ *
+ * <p>Bounded: exactly {@code rate x seconds} transactions are offered; sending stops at the window's
+ * end plus {@code max(2 s, window)} (what was not sent by then is reported as not sent) and the run
+ * waits at most {@value #DRAIN_SECONDS} s for the last answers (the missing ones are reported).
  */
 public final class LatencyAtRate {
-    public record Result(String target, int size, int offeredRate, long completed, double achievedRate,
-                         double p50Micros, double p99Micros, double maxMicros) {
+    private static final long DRAIN_SECONDS = 30;
+    private static final long SLOW_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
+    /**
+     * One measured rate.
+     *
+     * @param sent          transactions sent (offered minus those the sender could not send in time)
+     * @param okInWindow    stores acknowledged OK inside the window
+     * @param okLate        stores acknowledged OK after the window (latency samples, not rate)
+     * @param storeFailures stores answered with anything but OK, or not answered
+     * @param failures      failure kind -> count and an example (stores and deletes)
+     * @param slowEpisodes  when the acks slower than 2 ms came (worst episodes first)
+     */
+    public record Result(int offeredRate, long offered, long sent, double windowSeconds, long okInWindow, long okLate,
+                         long storeFailures, long deleteFailures, Map<String, String> failures, Histogram latency,
+                         int slowAcks, List<String> slowEpisodes) {
+        public double achievedRate() {
+            return okInWindow / windowSeconds;
+        }
+
+        /** Not-OK stores plus transactions never sent. */
+        public long errors() {
+            return storeFailures + (offered - sent);
+        }
+
+        public double percentileMillis(double percentile) {
+            return latency.getTotalCount() == 0 ? Double.NaN : latency.getValueAtPercentile(percentile) / 1e6;
+        }
+
+        public double maxMillis() {
+            return latency.getTotalCount() == 0 ? Double.NaN : latency.getMaxValue() / 1e6;
+        }
     }
 
     private LatencyAtRate() {
     }
 
-    public static Result run(String targetName, int size, int ratePerSecond, int seconds) throws Exception {
-        try (StoreDeleteTarget target = StoreDeleteTarget.create(targetName)) {
-            byte[] body = new byte[size];
-            Arrays.fill(body, (byte) 'y');
-            // Warm-up at the same rate for a third of the time, not recorded.
-            drive(target, body, ratePerSecond, Math.max(1, seconds / 3), null);
-            Recorder recorder = new Recorder(3);
-            long t0 = System.nanoTime();
-            long done = drive(target, body, ratePerSecond, seconds, recorder);
-            double elapsed = (System.nanoTime() - t0) / 1e9;
-            Histogram h = recorder.getIntervalHistogram();
-            return new Result(targetName, size, ratePerSecond, done, done / elapsed,
-                    h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0, h.getMaxValue() / 1000.0);
+    /**
+     * Offers {@code rate x seconds} store+delete transactions to a started target.
+     *
+     * @param idPrefix distinct per call: a replicated queue never takes an id twice, even after its delete
+     */
+    public static Result run(StoreDeleteTarget target, byte[] body, String idPrefix, int rate, int seconds) {
+        if (rate <= 0 || seconds <= 0) {
+            throw new IllegalArgumentException("rate and seconds must be positive: " + rate + ", " + seconds);
         }
-    }
-
-    private static long drive(StoreDeleteTarget target, byte[] body, int rate, int seconds, Recorder recorder)
-            throws Exception {
-        long total = (long) rate * seconds;
+        long offered = (long) rate * seconds;
         double intervalNanos = 1e9 / rate;
-        long start = System.nanoTime();
-        CompletableFuture<?> last = CompletableFuture.completedFuture(null);
-        for (long i = 0; i < total; ) {
+        long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
+        long windowEnd = start + TimeUnit.SECONDS.toNanos(seconds);
+        long sendDeadline = windowEnd + TimeUnit.SECONDS.toNanos(Math.max(2, seconds));
+        SlowRequests slow = new SlowRequests(SLOW_NANOS, 100_000);
+        AckTally tally = new AckTally(windowEnd, slow);
+        long sent = 0;
+        while (sent < offered) {
             long now = System.nanoTime();
-            long dueCount = Math.min(total, (long) ((now - start) / intervalNanos) + 1);
-            if (dueCount <= i) {
-                LockSupport.parkNanos(20_000);
+            if (now > sendDeadline) {
+                break;
+            }
+            long due = Math.min(offered, now < start ? 0 : (long) ((now - start) / intervalNanos) + 1);
+            if (due <= sent) {
+                long next = start + (long) (sent * intervalNanos);
+                LockSupport.parkNanos(Math.min(50_000, Math.max(1_000, next - now)));
                 continue;
             }
-            for (; i < dueCount; i++) {
-                long due = start + (long) (i * intervalNanos);
-                byte[] id = ("lat-" + i).getBytes(StandardCharsets.UTF_8);
-                CompletableFuture<?> stored = target.storeAsync(id, body);
-                if (recorder != null) {
-                    stored.thenRun(() -> recorder.recordValue(Math.max(0, System.nanoTime() - due)));
-                }
-                last = target.deleteAsync(id);
+            for (; sent < due; sent++) {
+                long intended = start + (long) (sent * intervalNanos);
+                byte[] id = (idPrefix + sent).getBytes(StandardCharsets.US_ASCII);
+                target.store(id, body).thenAccept(f -> tally.store(intended, f));
+                target.delete(id).thenAccept(tally::delete);
             }
             target.flush();
-            if (System.nanoTime() - start > TimeUnit.SECONDS.toNanos(seconds * 3L)) {
-                throw new IllegalStateException("target cannot keep up with " + rate + "/s; aborting (bounded run)");
-            }
         }
         target.flush();
-        last.get(60, TimeUnit.SECONDS);
-        return total;
+        long drainDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(DRAIN_SECONDS);
+        while (tally.answered() < 2 * sent && System.nanoTime() < drainDeadline) {
+            LockSupport.parkNanos(1_000_000);
+        }
+        long unanswered = Math.max(0, 2 * sent - tally.answered());
+        Map<String, String> failures = tally.failureSummary();
+        if (unanswered > 0) {
+            failures.put("unanswered", unanswered + " stores/deletes after " + DRAIN_SECONDS + " s");
+        }
+        if (sent < offered) {
+            failures.put("not sent", (offered - sent) + " transactions: the sender fell behind the window by over "
+                    + Duration.ofNanos(sendDeadline - windowEnd).toSeconds() + " s");
+        }
+        // An unanswered store counts as a failed one (a store's answer comes before its delete's).
+        long storesUnanswered = Math.max(0, sent - tally.okInWindow() - tally.okLate() - tally.storeFailures());
+        return new Result(rate, offered, sent, seconds, tally.okInWindow(), tally.okLate(),
+                tally.storeFailures() + storesUnanswered, tally.deleteFailures(), failures, tally.latencies(),
+                slow.count(), slow.episodes(5));
     }
 }

@@ -18,7 +18,7 @@ final class RedisBenchmarkTool {
 
     /** @return transactions/s, or -1 when redis-benchmark is not installed. */
     static double storeDeleteTxPerSecond(boolean aofEverySec, int size, int requests) throws Exception {
-        try (ServerProcesses.Running redis = ServerProcesses.redis(aofEverySec)) {
+        try (ServerProcesses.Running redis = ServerProcesses.redis(aofEverySec ? RedisPersistence.AOF_EVERYSEC : RedisPersistence.NONE)) {
             Process p = new ProcessBuilder("redis-benchmark", "-h", "127.0.0.1", "-p", Integer.toString(redis.port()),
                     "-c", "1", "-P", "1000", "-n", Integer.toString(requests), "-d", Integer.toString(size),
                     "-t", "rpush,lpop", "--csv").redirectErrorStream(true).start();

@@ -10,7 +10,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Redis (its own process) as the baseline: store = RPUSH onto a list, delete = LPOP, pipelined on
- * one Lettuce connection with auto-flush off (commands are written in one go, like ours).
+ * one Lettuce connection with auto-flush off (commands are written in one go, like ours). An RPUSH
+ * succeeded when Redis replied with the list's length; an error reply is a failure.
  */
 final class RedisTarget implements StoreDeleteTarget {
     private static final byte[] KEY = "bench".getBytes();
@@ -24,11 +25,12 @@ final class RedisTarget implements StoreDeleteTarget {
         this.client = RedisClient.create("redis://127.0.0.1:" + server.port());
         this.connection = client.connect(ByteArrayCodec.INSTANCE);
         this.commands = connection.async();
+        // Commands are written by flushCommands() (per batch, per pass of a rate driver), like ours.
+        connection.setAutoFlushCommands(false);
     }
 
     @Override
     public int storeDeleteBatch(byte[][] ids, byte[] body) throws Exception {
-        connection.setAutoFlushCommands(false);
         @SuppressWarnings("unchecked")
         RedisFuture<?>[] futures = new RedisFuture[ids.length * 2];
         for (int i = 0; i < ids.length; i++) {
@@ -47,13 +49,16 @@ final class RedisTarget implements StoreDeleteTarget {
     }
 
     @Override
-    public CompletableFuture<?> storeAsync(byte[] id, byte[] body) {
-        return commands.rpush(KEY, body).toCompletableFuture();
+    public CompletableFuture<Failure> store(byte[] id, byte[] body) {
+        return commands.rpush(KEY, body).toCompletableFuture()
+                .handle((length, e) -> e != null ? Failure.of(e) : null);
     }
 
     @Override
-    public CompletableFuture<?> deleteAsync(byte[] id) {
-        return commands.lpop(KEY).toCompletableFuture();
+    public CompletableFuture<Failure> delete(byte[] id) {
+        return commands.lpop(KEY).toCompletableFuture()
+                .handle((popped, e) -> e != null ? Failure.of(e)
+                        : popped == null ? new Failure("EMPTY", "LPOP found the list empty") : null);
     }
 
     @Override

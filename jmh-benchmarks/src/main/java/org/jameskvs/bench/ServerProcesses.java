@@ -24,8 +24,8 @@ public final class ServerProcesses {
     private ServerProcesses() {
     }
 
-    /** A started server: its port and how to stop it. */
-    public record Running(int port, Process process, Path dir) implements AutoCloseable {
+    /** A started server: its port, its metrics port (-1: none) and how to stop it. */
+    public record Running(int port, int metricsPort, Process process, Path dir) implements AutoCloseable {
         @Override
         public void close() {
             process.destroy();
@@ -44,13 +44,17 @@ public final class ServerProcesses {
     public static Running kvs(String fsync, String... extraConfig) throws IOException, InterruptedException {
         Path dir = Files.createTempDirectory("bench-kvs");
         int port = freePort();
+        // The server records its meters either way; the endpoint lets a benchmark read its block and
+        // commit times and GC pauses (ServerTimers), from another thread than the event loop's.
+        int metricsPort = freePort();
         Path conf = dir.resolve("kvs.properties");
         StringBuilder sb = new StringBuilder("listen.port=" + port + "\ndata.dir=" + dir.resolve("data")
-                + "\nauth.password=" + PASSWORD + "\nmetrics.enabled=false\nfsync.policy=" + fsync + "\n");
+                + "\nauth.password=" + PASSWORD + "\nmetrics.enabled=true\nmetrics.port=" + metricsPort
+                + "\nfsync.policy=" + fsync + "\n");
         for (String line : extraConfig) {
             sb.append(line).append('\n');
         }
-        // e.g. KVS_SERVER_CONFIG="metrics.enabled=true;metrics.port=0" to watch the servers' block sizes
+        // e.g. KVS_SERVER_CONFIG="maintenance.intervalMillis=200" (later lines win)
         String extraEnv = System.getenv("KVS_SERVER_CONFIG");
         if (extraEnv != null && !extraEnv.isBlank()) {
             for (String line : extraEnv.split(";")) {
@@ -72,24 +76,20 @@ public final class ServerProcesses {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(dir.resolve("server.log").toFile()).start();
         awaitPort(port, p, dir.resolve("server.log"));
-        return new Running(port, p, dir);
+        return new Running(port, metricsPort, p, dir);
     }
 
-    /** A Redis server; {@code aofEverySec} true: appendonly yes + appendfsync everysec, false: no persistence. */
-    public static Running redis(boolean aofEverySec) throws IOException, InterruptedException {
+    /** A Redis server persisting as {@code persistence} says (no RDB snapshots in any mode). */
+    public static Running redis(RedisPersistence persistence) throws IOException, InterruptedException {
         Path dir = Files.createTempDirectory("bench-redis");
         int port = freePort();
         List<String> cmd = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port), "--bind",
                 "127.0.0.1", "--save", "", "--dir", dir.toString(), "--daemonize", "no"));
-        if (aofEverySec) {
-            cmd.addAll(List.of("--appendonly", "yes", "--appendfsync", "everysec"));
-        } else {
-            cmd.addAll(List.of("--appendonly", "no"));
-        }
+        cmd.addAll(persistence.options());
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(dir.resolve("redis.log").toFile()).start();
         awaitPort(port, p, dir.resolve("redis.log"));
-        return new Running(port, p, dir);
+        return new Running(port, -1, p, dir);
     }
 
     static int freePort() throws IOException {

@@ -21,8 +21,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The paper's Fig. 4: store+delete transactions per second on ONE pipelined connection, by message
- * size, for the KVS server and for Redis (AOF everysec, and no persistence) started side by side in
- * the same run. Each invocation is {@value #BATCH} transactions in flight together.
+ * size, for the KVS server and for Redis started side by side in the same run, at each durability
+ * level ({@link StoreDeleteTarget#durability}): page cache (KVS fsync none, Redis AOF everysec),
+ * fsync before the ack (KVS {@code fsync.policy=batch}, Redis {@code appendfsync always}) and, for
+ * reference, Redis without persistence. Each invocation is {@value #BATCH} transactions in flight
+ * together.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -33,7 +36,7 @@ import java.util.concurrent.TimeUnit;
 public class StoreDeleteBenchmark {
     static final int BATCH = 1000;
 
-    @Param({"kvs", "redis-aof", "redis-none"})
+    @Param({"kvs", "kvs-fsync-batch", "redis-aof", "redis-aof-always", "redis-none"})
     public String target;
 
     @Param({"400", "1024", "2048", "10240", "20480"})

@@ -1,5 +1,6 @@
 package org.jameskvs.bench.replication;
 
+import org.jameskvs.bench.Failure;
 import org.jameskvs.bench.ServerProcesses;
 import org.jameskvs.bench.StoreDeleteTarget;
 import org.jameskvs.client.Ack;
@@ -16,7 +17,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Two copies: a {@link org.jameskvs.replication.ReplicatedQueue} over {@code n} KVS server
- * processes (fsync none); every store and delete is acknowledged only when both copies applied it.
+ * processes (fsync none, or the policy given); every store and delete is acknowledged only when both copies applied it.
  * The opener keeps two connections per node (active and standby path); traffic flows on the
  * active one, so the data path is one pipelined connection per node.
  */
@@ -27,15 +28,25 @@ public final class ReplicatedTarget implements StoreDeleteTarget {
     private final KvsQueue queue;
 
     public ReplicatedTarget(int nodes) throws Exception {
-        this(nodes, Duration.ofMillis(500), Duration.ofMillis(1500), Duration.ofMillis(2000));
+        this(nodes, "none");
+    }
+
+    /** @param fsync the nodes' {@code fsync.policy} (none, interval, batch) */
+    public ReplicatedTarget(int nodes, String fsync) throws Exception {
+        this(nodes, fsync, Duration.ofMillis(500), Duration.ofMillis(1500), Duration.ofMillis(2000));
     }
 
     public ReplicatedTarget(int nodes, Duration heartbeat, Duration heartbeatTimeout, Duration requestTimeout)
             throws Exception {
+        this(nodes, "none", heartbeat, heartbeatTimeout, requestTimeout);
+    }
+
+    public ReplicatedTarget(int nodes, String fsync, Duration heartbeat, Duration heartbeatTimeout,
+                            Duration requestTimeout) throws Exception {
         servers = new ArrayList<>();
         List<ReplicationConfig.NodeSpec> specs = new ArrayList<>();
         for (int i = 1; i <= nodes; i++) {
-            ServerProcesses.Running s = ServerProcesses.kvs("none");
+            ServerProcesses.Running s = ServerProcesses.kvs(fsync);
             servers.add(s);
             specs.add(new ReplicationConfig.NodeSpec("kvs" + i, "127.0.0.1", s.port(), "127.0.0.1", s.port()));
         }
@@ -76,18 +87,23 @@ public final class ReplicatedTarget implements StoreDeleteTarget {
     }
 
     @Override
-    public CompletableFuture<?> storeAsync(byte[] id, byte[] body) {
-        return queue.put(id, 5, 0, NO_STATE, body);
+    public CompletableFuture<Failure> store(byte[] id, byte[] body) {
+        return queue.put(id, 5, 0, NO_STATE, body).thenApply(Failure::of);
     }
 
     @Override
-    public CompletableFuture<?> deleteAsync(byte[] id) {
-        return queue.delete(id);
+    public CompletableFuture<Failure> delete(byte[] id) {
+        return queue.delete(id).thenApply(Failure::of);
     }
 
     @Override
     public List<Process> serverProcesses() {
         return servers.stream().map(ServerProcesses.Running::process).toList();
+    }
+
+    @Override
+    public List<Integer> metricsPorts() {
+        return servers.stream().map(ServerProcesses.Running::metricsPort).toList();
     }
 
     @Override

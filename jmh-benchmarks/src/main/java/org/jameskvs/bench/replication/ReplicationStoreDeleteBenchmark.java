@@ -59,12 +59,7 @@ public class ReplicationStoreDeleteBenchmark {
 
     @Setup(Level.Trial)
     public void start() throws Exception {
-        system = switch (target) {
-            case "kvs-2copies" -> new ReplicatedTarget(2);
-            case "kvs-1copy" -> StoreDeleteTarget.create("kvs");
-            case "redis-aof" -> StoreDeleteTarget.create("redis-aof");
-            default -> throw new IllegalArgumentException("unknown target " + target);
-        };
+        system = StoreDeleteTarget.create(target);
         body = new byte[size];
         Arrays.fill(body, (byte) 'x');
         ids = new byte[BATCH][];

@@ -1,0 +1,154 @@
+package org.jameskvs.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Store-ack latency at 10 %, 50 % and 80 % of each target's maximum rate, in one run, one target
+ * after the other: start the target's server process(es), measure its max (closed loop, or take it
+ * from {@code --max}), then for each fraction warm up at that rate and measure ({@link LatencyAtRate}:
+ * open loop, coordinated omission corrected, every ack's status checked). Prints one table (p50, p90,
+ * p99, p99.9, max, achieved rate, errors, load average) and, per row, its failures and its worst
+ * slow-ack episodes (with UTC times, to line up with server logs and JFR recordings).
+ * <pre>
+ * java --add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED \
+ *      -cp jmh-benchmarks/target/benchmarks.jar org.jameskvs.bench.LatencyReport \
+ *      [--targets kvs,kvs-2copies,redis-aof] [--percents 10,50,80] [--seconds 10] [--warmup 3] \
+ *      [--max-seconds 5] [--size 1024] [--max kvs=300000,...] [--out report/latency.md]
+ * </pre>
+ * Targets: see {@link StoreDeleteTarget#create}. Every loop is bounded (see {@link LatencyAtRate}).
+ */
+public final class LatencyReport {
+    /** One table row: a target at one fraction of its max. */
+    public record Row(String target, int percent, double maxRate, LatencyAtRate.Result result, String loadBefore,
+                      String loadAfter, List<String> serverMeters) {
+    }
+
+    private LatencyReport() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> opts = options(args);
+        List<String> targets = List.of(opts.getOrDefault("targets", "kvs,kvs-2copies,redis-aof").split(","));
+        int[] percents = Arrays.stream(opts.getOrDefault("percents", "10,50,80").split(",")).mapToInt(Integer::parseInt).toArray();
+        int seconds = Integer.parseInt(opts.getOrDefault("seconds", "10"));
+        int warmup = Integer.parseInt(opts.getOrDefault("warmup", "3"));
+        int maxSeconds = Integer.parseInt(opts.getOrDefault("max-seconds", "5"));
+        int size = Integer.parseInt(opts.getOrDefault("size", "1024"));
+        Map<String, Double> givenMax = new LinkedHashMap<>();
+        if (opts.containsKey("max")) {
+            for (String kv : opts.get("max").split(",")) {
+                String[] p = kv.split("=", 2);
+                givenMax.put(p[0], Double.parseDouble(p[1]));
+            }
+        }
+        Instant started = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        List<Row> rows = run(targets, percents, seconds, warmup, maxSeconds, size, givenMax);
+        String md = markdown(rows, size, seconds);
+        System.out.println();
+        System.out.println(md);
+        if (opts.containsKey("out")) {
+            Path out = Path.of(opts.get("out"));
+            if (out.getParent() != null) {
+                Files.createDirectories(out.getParent());
+            }
+            Files.writeString(out, "# Store-ack latency at fixed offered rates\n\n" + started + " to "
+                    + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ", " + Runtime.getRuntime().availableProcessors()
+                    + " cores. Command: `LatencyReport " + String.join(" ", args) + "`\n\n" + md);
+            System.out.println("written to " + out.toAbsolutePath());
+        }
+    }
+
+    /** Measures every target at every fraction of its max; the suite behind this report and {@link BenchmarkReport}. */
+    public static List<Row> run(List<String> targets, int[] percents, int seconds, int warmup, int maxSeconds, int size,
+                                Map<String, Double> givenMax) throws Exception {
+        byte[] body = new byte[size];
+        Arrays.fill(body, (byte) 'y');
+        List<Row> rows = new ArrayList<>();
+        for (String name : targets) {
+            StoreDeleteTarget.durability(name); // an unknown name fails before anything starts
+            try (StoreDeleteTarget target = StoreDeleteTarget.create(name)) {
+                String load = LoadAverage.oneMinute();
+                double max = givenMax.containsKey(name) ? givenMax.get(name)
+                        : MaxRate.measure(target, body, "max-", Math.min(3, maxSeconds), maxSeconds);
+                System.out.printf("%s: max %,.0f tx/s (%s; load %s)%n", name, max,
+                        givenMax.containsKey(name) ? "given" : "measured", load);
+                for (int percent : percents) {
+                    int rate = (int) Math.max(1, Math.round(max * percent / 100.0));
+                    if (warmup > 0) {
+                        LatencyAtRate.run(target, body, "w" + percent + "-", rate, warmup);
+                    }
+                    String before = LoadAverage.oneMinute();
+                    List<ServerTimers.Snapshot> metersBefore = target.metricsPorts().stream().map(ServerTimers::scrape).toList();
+                    long t0 = System.nanoTime();
+                    LatencyAtRate.Result r = LatencyAtRate.run(target, body, "m" + percent + "-", rate, seconds);
+                    double elapsed = (System.nanoTime() - t0) / 1e9;
+                    List<String> meters = new ArrayList<>();
+                    for (int i = 0; i < metersBefore.size(); i++) {
+                        meters.add("server " + (i + 1) + ": " + ServerTimers.describe(metersBefore.get(i),
+                                ServerTimers.scrape(target.metricsPorts().get(i)), elapsed));
+                    }
+                    Row row = new Row(name, percent, max, r, before, LoadAverage.oneMinute(), meters);
+                    rows.add(row);
+                    System.out.println("  " + line(row));
+                    meters.forEach(m -> System.out.println("    " + m));
+                    r.slowEpisodes().forEach(e -> System.out.println("    " + e));
+                }
+            }
+        }
+        return rows;
+    }
+
+    static String markdown(List<Row> rows, int size, int seconds) {
+        StringBuilder md = new StringBuilder();
+        md.append(String.format("## Store-ack latency at a fixed offered rate (%s, open loop, one connection, %d s per row)%n%n",
+                size % 1024 == 0 ? size / 1024 + " KB" : size + " B", seconds));
+        md.append("Latency from each store's intended send time to its OK ack (coordinated omission corrected); "
+                + "errors = stores not answered OK (never a latency sample) plus transactions not sent; "
+                + "achieved = OK acks inside the window per second.\n\n");
+        md.append("| target | durability | % of max | offered tx/s | achieved tx/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | errors | load avg |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        for (Row row : rows) {
+            md.append("| ").append(line(row)).append(" |\n");
+        }
+        StringBuilder notes = new StringBuilder();
+        for (Row row : rows) {
+            LatencyAtRate.Result r = row.result();
+            notes.append(String.format("- %s at %d %%: %,d acks over 2 ms", row.target(), row.percent(), r.slowAcks()));
+            r.failures().forEach((k, v) -> notes.append("; ").append(k).append(": ").append(v));
+            notes.append('\n');
+            row.serverMeters().forEach(m -> notes.append("  - ").append(m).append('\n'));
+            r.slowEpisodes().forEach(e -> notes.append("  - ").append(e).append('\n'));
+        }
+        md.append("\nPer row: failures by kind, the KVS servers' own meters over the row (I/O thread time in blocks "
+                + "and group commits, GC pauses), and the worst slow-ack episodes (UTC):\n\n").append(notes);
+        return md.toString();
+    }
+
+    private static String line(Row row) {
+        LatencyAtRate.Result r = row.result();
+        return String.format("%s | %s | %d %% of %,.0f | %,d | %,.0f | %.2f | %.2f | %.2f | %.2f | %.1f | %,d | %s→%s",
+                row.target(), StoreDeleteTarget.durability(row.target()).label(), row.percent(), row.maxRate(),
+                r.offeredRate(), r.achievedRate(), r.percentileMillis(50), r.percentileMillis(90),
+                r.percentileMillis(99), r.percentileMillis(99.9), r.maxMillis(), r.errors(), row.loadBefore(),
+                row.loadAfter());
+    }
+
+    private static Map<String, String> options(String[] args) {
+        Map<String, String> opts = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            if (!args[i].startsWith("--") || i + 1 >= args.length) {
+                throw new IllegalArgumentException("expected --name value pairs, got: " + String.join(" ", args));
+            }
+            opts.put(args[i].substring(2), args[++i]);
+        }
+        return opts;
+    }
+}
