@@ -14,7 +14,7 @@ import org.jameskvs.protocol.Status;
  * extra margin here only guards against a future that never completes.
  */
 public final class Futures {
-    private static final Duration MARGIN = Duration.ofSeconds(5);
+    static final Duration MARGIN = Duration.ofSeconds(5);
 
     private Futures() {
     }

@@ -4,10 +4,13 @@ import org.jameskvs.client.ListResult;
 import org.jameskvs.client.OpenOptions;
 import org.jameskvs.client.OpenResult;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
+import org.jameskvs.replication.Lease;
 import org.jameskvs.replication.ReplicatedQueueOpener;
 import org.jameskvs.replication.ReplicationConfig;
 
 import javax.annotation.PreDestroy;
+import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -18,9 +21,11 @@ import java.util.concurrent.CompletableFuture;
 public final class ReplicatedKvsOpener implements KvsQueueOpener, AutoCloseable {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ReplicatedKvsOpener.class);
     private final ReplicatedQueueOpener opener;
+    private final Duration leaseRenew;
 
-    private ReplicatedKvsOpener(ReplicatedQueueOpener opener) {
+    private ReplicatedKvsOpener(ReplicatedQueueOpener opener, Duration leaseRenew) {
         this.opener = opener;
+        this.leaseRenew = leaseRenew;
     }
 
     /**
@@ -40,7 +45,7 @@ public final class ReplicatedKvsOpener implements KvsQueueOpener, AutoCloseable 
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        return new ReplicatedKvsOpener(opener);
+        return new ReplicatedKvsOpener(opener, config.leaseRenew());
     }
 
     @Override
@@ -51,6 +56,24 @@ public final class ReplicatedKvsOpener implements KvsQueueOpener, AutoCloseable 
     @Override
     public CompletableFuture<ListResult> listQueues() {
         return opener.listQueues();
+    }
+
+    /** The writer's lease on a queue as the nodes show it now (fences nothing): see {@link Lease}. */
+    public CompletableFuture<Optional<Lease>> peekLease(String name) {
+        return opener.peekLease(name);
+    }
+
+    /** How often a live writer renews its lease ({@code replication.leaseRenewMillis}). */
+    public Duration leaseRenew() {
+        return leaseRenew;
+    }
+
+    /**
+     * Admin: opens the queue for writing whoever holds it now; its epoch, above the holder's, fences
+     * the holder (which then stops: see {@link Fencing}).
+     */
+    public CompletableFuture<OpenResult> takeOver(String name, OpenOptions options) {
+        return opener.takeOver(name, options);
     }
 
     /**

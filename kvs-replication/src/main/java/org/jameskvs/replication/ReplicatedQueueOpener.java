@@ -150,6 +150,16 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
         return transport.listQueues().thenApplyAsync(r -> r, callbacks);
     }
 
+    /**
+     * The lease on a queue as the reachable nodes show it now, read with read handles: fences
+     * nothing, opens nothing for writing. Empty when no node that answered within the request
+     * timeout holds a replication record of the queue (it never had a writer, or no copy answered).
+     */
+    public CompletableFuture<java.util.Optional<Lease>> peekLease(String name) {
+        return onCore(c -> c.peekRecord(name).thenApply(peeked -> java.util.Optional.ofNullable(peeked.record())
+                .map(rec -> new Lease(rec.owner(), rec.epoch(), rec.seq()))));
+    }
+
     /** Admin: takes the queue from whichever James node holds it (a higher epoch fences it). */
     public CompletableFuture<OpenResult> takeOver(String name, OpenOptions options) {
         return openWith(name, options, true);

@@ -33,11 +33,13 @@ import org.jameskvs.client.ClientTls;
  *   (comma separated). An enqueue there that the store refuses fails at once, or after
  *   {@code requestTimeout} when its outcome is unknown, so the client gets a quick 4xx and keeps the
  *   mail.</dd>
- * <dt>{@code acceptedMailRetryTimeout} [120000]</dt><dd>ms an enqueue into any other queue (e.g.
- *   RemoteDelivery's {@code outgoing}: the mail was already answered 250) keeps retrying a refused or
- *   unanswered PUT, with the same mail id so a retry never stores it twice, before it fails (James
- *   then sends the mail to its error processor). Covers a store that is being restored after an
- *   outage.</dd>
+ * <dt>{@code acceptedMailRetryTimeout} [120000]</dt><dd>an alert threshold, in ms, no longer a
+ *   deadline. An enqueue into any other queue (e.g. RemoteDelivery's {@code outgoing}: the mail was
+ *   already answered 250) retries whatever the store's state explains (unreachable, being restored,
+ *   too few copies, full, a queue that cannot be created yet) until it is stored or James stops, with
+ *   the same mail id so a retry never stores it twice; the mail never goes to James's error processor
+ *   for it. A wait longer than this is logged (WARN, once per mail) and makes the health check report
+ *   the spool degraded while it lasts.</dd>
  * <dt>{@code frameMaxBytes} [67108864]</dt><dd>the KVS servers' {@code frame.maxBytes} (64 MiB): keep
  *   them equal. A mail is stored only if its encoded form fits in a frame with room for the protocol's
  *   headers ({@link #maxMailBytes()}); a larger one is refused before it is sent, for good (it can never
@@ -51,7 +53,10 @@ import org.jameskvs.client.ClientTls;
  *   is always returned).</dd>
  * <dt>{@code idlePollInterval} [1000]</dt><dd>ms between reads of an idle queue's tail; mail enqueued
  *   through this James wakes the readers at once, this only bounds the latency of anything else.</dd>
- * <dt>{@code ownerName} [james]</dt><dd>owner recorded on the KVS queues this node writes.</dd>
+ * <dt>{@code ownerName} [james]</dt><dd>owner recorded on the KVS queues this node writes. Each James
+ *   node on one KVS cluster needs its own {@code ownerName}/{@code namespace}: a node started while
+ *   another live process writes under the same ones refuses to start, and a node that finds another
+ *   writer holding its queues stops (fenced).</dd>
  * <dt>{@code epoch} [1]</dt><dd>writer epoch: a node started with a higher epoch takes the queues
  *   over and fences the older writer.</dd>
  * <dt>{@code namespace} [james]</dt><dd>prefix of every KVS queue name, so several James

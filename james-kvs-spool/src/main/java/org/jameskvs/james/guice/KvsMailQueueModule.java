@@ -2,20 +2,24 @@ package org.jameskvs.james.guice;
 
 import javax.inject.Singleton;
 
+import org.apache.james.core.healthcheck.HealthCheck;
 import org.apache.james.queue.api.MailQueue;
 import org.apache.james.queue.api.MailQueueFactory;
 import org.apache.james.queue.api.ManageableMailQueue;
+import org.jameskvs.james.health.KvsSpoolHealthCheck;
 import org.jameskvs.james.queue.KvsMailQueueFactory;
 
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Scopes;
+import com.google.inject.multibindings.Multibinder;
 
 /**
  * Replaces James's mail queue with the KVS one: binds the three keys James asks for. It must go into
  * the main injector, overriding the app's queue module ({@code GuiceJamesServer.overrideWith}); an
  * extension module (child injector) cannot rebind them. It also makes {@code KvsMailRepository}
- * injectable, so a KVS repository then needs no extension module.
+ * injectable, so a KVS repository then needs no extension module, and adds the spool's health check
+ * ({@link KvsSpoolHealthCheck}) to James's.
  */
 public class KvsMailQueueModule extends AbstractModule {
 
@@ -23,6 +27,7 @@ public class KvsMailQueueModule extends AbstractModule {
     protected void configure() {
         install(new KvsSpoolModule());
         bind(KvsMailQueueFactory.class).in(Scopes.SINGLETON);
+        Multibinder.newSetBinder(binder(), HealthCheck.class).addBinding().to(KvsSpoolHealthCheck.class);
     }
 
     @Provides

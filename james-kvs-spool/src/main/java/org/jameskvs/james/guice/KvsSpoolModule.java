@@ -11,6 +11,7 @@ import org.jameskvs.james.KvsQueueOpener;
 import org.jameskvs.james.ReplicatedKvsOpener;
 import org.jameskvs.james.KvsQueues;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
+import org.jameskvs.james.queue.NodeIdentityGuard;
 
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
@@ -18,7 +19,8 @@ import com.google.inject.Provides;
 /**
  * What both the queue and the repository need: the configuration (read from
  * {@code conf/kvs-spool.properties}), the connection ({@link KvsQueueOpener}; override this binding
- * to plug the replication layer in) and the shared {@link KvsQueues}. Installed by
+ * to plug the replication layer in) and the shared {@link KvsQueues}, built only once
+ * {@link NodeIdentityGuard} found no other live process writing under this node's identity. Installed by
  * {@link KvsMailQueueModule} and {@link KvsMailRepositoryModule}; equal to any other instance, so
  * installing both in one injector binds it once.
  */
@@ -51,6 +53,7 @@ public class KvsSpoolModule extends AbstractModule {
     @Provides
     @Singleton
     KvsQueues queues(KvsQueueOpener opener, KvsSpoolConfiguration configuration) {
+        NodeIdentityGuard.check(opener, configuration);
         return new KvsQueues(opener, configuration);
     }
 

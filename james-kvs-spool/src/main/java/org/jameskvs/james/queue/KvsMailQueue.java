@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CompletionException;
 import java.util.function.Predicate;
 
@@ -24,8 +23,8 @@ import org.apache.james.queue.api.MailQueueName;
 import org.apache.james.queue.api.ManageableMailQueue;
 import org.apache.mailet.Mail;
 import org.jameskvs.client.Ack;
-import org.jameskvs.client.KvsQueue;
 import org.jameskvs.client.QueueStat;
+import org.jameskvs.james.Fencing;
 import org.jameskvs.james.Futures;
 import org.jameskvs.james.codec.MailCodec;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
@@ -58,19 +57,24 @@ public class KvsMailQueue implements ManageableMailQueue {
     private final MetricFactory metricFactory;
     private final Metric enqueuedMetric;
     private final Metric dequeuedMetric;
+    private final Fencing fencing;
+    private final Enqueuer enqueuer;
     private final MailQueueReader reader;
     private final Flux<MailQueueItem> dequeueFlux;
 
-    KvsMailQueue(MailQueueName name, PriorityLevels levels, KvsSpoolConfiguration configuration,
-                 MailQueueItemDecoratorFactory decoratorFactory, MetricFactory metricFactory, GaugeRegistry gaugeRegistry) {
+    KvsMailQueue(MailQueueName name, PriorityLevels levels, KvsSpoolConfiguration configuration, Fencing fencing,
+                 OverdueEnqueues overdue, MailQueueItemDecoratorFactory decoratorFactory, MetricFactory metricFactory,
+                 GaugeRegistry gaugeRegistry) {
         this.name = name;
         this.levels = levels;
         this.configuration = configuration;
+        this.fencing = fencing;
+        this.enqueuer = new Enqueuer(name.asString(), levels, configuration, fencing, overdue);
         this.decoratorFactory = decoratorFactory;
         this.metricFactory = metricFactory;
         this.enqueuedMetric = metricFactory.generate(ENQUEUED_METRIC_NAME_PREFIX + name.asString());
         this.dequeuedMetric = metricFactory.generate(DEQUEUED_METRIC_NAME_PREFIX + name.asString());
-        this.reader = new MailQueueReader(name.asString(), levels, configuration, this::toItem);
+        this.reader = new MailQueueReader(name.asString(), levels, configuration, fencing, this::toItem);
         this.dequeueFlux = reader.subscribe();
         gaugeRegistry.register(QUEUE_SIZE_METRIC_NAME_PREFIX + name.asString(), this::sizeForGauge);
     }
@@ -99,14 +103,14 @@ public class KvsMailQueue implements ManageableMailQueue {
     @Override
     public Publisher<Void> enqueueReactive(Mail mail) {
         return Mono.defer(() -> Mono.fromFuture(put(mail, Duration.ZERO)))
-            .onErrorMap(e -> asMailQueueException(e, mail));
+            .onErrorMap(e -> !(e instanceof EnqueueAbandonedAtShutdown), e -> asMailQueueException(e, mail));
     }
 
+    /** Stores the mail (see {@link Enqueuer} for what is retried); fails if it was not stored. */
     private CompletableFuture<Void> put(Mail mail, Duration delay) {
         TimeMetric timer = metricFactory.timer(ENQUEUED_TIMER_METRIC_NAME_PREFIX + name.asString());
         int level;
         byte[] body;
-        KvsQueue queue;
         try {
             level = MailPriority.of(mail);
             body = MailCodec.encode(mail);
@@ -116,15 +120,11 @@ public class KvsMailQueue implements ManageableMailQueue {
                 throw tooLarge(mail, body.length + " bytes encoded, over the " + configuration.maxMailBytes()
                     + " the KVS servers store (frameMaxBytes " + configuration.frameMaxBytes() + ")");
             }
-            queue = levels.queue(level);
         } catch (MessagingException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
         long notBefore = notBefore(delay);
-        boolean intake = configuration.isIntakeQueue(name.asString());
-        Duration retryFor = intake ? configuration.requestTimeout() : configuration.acceptedMailRetryTimeout();
-        long deadline = System.nanoTime() + retryFor.toNanos();
-        return putRetrying(queue, MessageIds.newId(), level, notBefore, body, intake, deadline, 50, 0)
+        return enqueuer.store(mail.getName(), MessageIds.newId(), level, notBefore, body)
             .thenAccept(ack -> {
                 if (ack.status() == Status.FRAME_TOO_LARGE) {
                     throw new CompletionException(tooLarge(mail, "refused by the KVS server: " + ack.reason()
@@ -144,51 +144,6 @@ public class KvsMailQueue implements ManageableMailQueue {
         return new MailTooLargeException("Mail " + mail.getName() + " is too large for queue " + name.asString() + ": " + why);
     }
 
-    /**
-     * Puts the mail, retrying (with backoff, until {@code deadlineNanos}) what a retry can fix:
-     * <ul>
-     * <li>BAD_HANDLE, QUEUE_LOCKED: certainly not applied (the queue is being re-opened or reclaimed,
-     *   e.g. after its copies moved). Retried on every queue.</li>
-     * <li>TIMEOUT, CONNECTION_LOST, INTERNAL_ERROR (outcome unknown), STORAGE_ERROR, DISK_FULL,
-     *   BACKLOG_FULL (refused: too few copies, store full or busy): retried only on queues that are
-     *   not intake queues. There the mail was already answered 250, and failing the enqueue would send
-     *   it to the error processor, e.g. while the store is restored after an outage. On an intake
-     *   queue the enqueue fails and SMTP answers 4xx: the client keeps the mail.</li>
-     * </ul>
-     * A retry after an unknown outcome may find the first attempt stored, so retries replace by id
-     * (same id, same content): the mail is stored once whatever happened.
-     */
-    private CompletableFuture<Ack> putRetrying(KvsQueue queue, byte[] id, int level, long notBefore, byte[] body,
-                                               boolean intake, long deadlineNanos, long backoffMillis, int retries) {
-        boolean retry = retries > 0;
-        CompletableFuture<Ack> attempt = retry
-            ? queue.putReplacing(id, level, notBefore, new byte[0], body)
-            : queue.put(id, level, notBefore, new byte[0], body);
-        return attempt.thenCompose(ack -> {
-            if (!isRetryable(ack.status(), intake) || System.nanoTime() + backoffMillis * 1_000_000 > deadlineNanos) {
-                if (retry) {
-                    LOGGER.info("Queue {}: PUT {} {} after {} retries: {} {}", name.asString(), MessageIds.asString(id),
-                        ack.isOk() ? "stored" : "failed", retries, ack.status(), ack.isOk() ? "" : ack.reason());
-                }
-                return CompletableFuture.completedFuture(ack);
-            }
-            LOGGER.debug("Queue {}: PUT {} answered {} ({}), retrying in {} ms", name.asString(),
-                MessageIds.asString(id), ack.status(), ack.reason(), backoffMillis);
-            return CompletableFuture.supplyAsync(() -> levels.queue(level),
-                    CompletableFuture.delayedExecutor(backoffMillis, TimeUnit.MILLISECONDS))
-                .thenCompose(again -> putRetrying(again, id, level, notBefore, body, intake, deadlineNanos,
-                    Math.min(backoffMillis * 2, 1000), retries + 1));
-        });
-    }
-
-    private static boolean isRetryable(Status status, boolean intake) {
-        return switch (status) {
-            case BAD_HANDLE, QUEUE_LOCKED -> true;
-            case TIMEOUT, CONNECTION_LOST, INTERNAL_ERROR, STORAGE_ERROR, DISK_FULL, BACKLOG_FULL -> !intake;
-            default -> false;
-        };
-    }
-
     /** 0 (ready now) for no or negative delay; saturates for delays beyond the epoch-ms range. */
     private static long notBefore(Duration delay) {
         if (delay.isNegative() || delay.isZero()) {
@@ -203,6 +158,9 @@ public class KvsMailQueue implements ManageableMailQueue {
 
     private MailQueueException asMailQueueException(Throwable e, Mail mail) {
         Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        if (cause instanceof EnqueueAbandonedAtShutdown abandoned) {
+            throw abandoned; // not an exception James may handle: see its Javadoc
+        }
         if (cause instanceof MailQueueException) {
             return (MailQueueException) cause;
         }
@@ -224,12 +182,20 @@ public class KvsMailQueue implements ManageableMailQueue {
 
     void complete(KvsMailQueueItem item, MailQueueItem.CompletionStatus status) throws MailQueueException {
         String id = MessageIds.asString(item.id());
+        if (fencing.isFenced()) {
+            leaveForTheQueuesOwner(item);
+            return;
+        }
         try {
             if (status == MailQueueItem.CompletionStatus.RETRY) {
                 requeue(item);
             }
             Ack ack = Futures.await(levels.queue(item.level()).delete(item.id()), configuration.requestTimeout(), "delete " + id);
             if (!ack.isOk() && ack.status() != Status.NOT_FOUND) {
+                if (fencing.isFenced()) {
+                    leaveForTheQueuesOwner(item);
+                    return;
+                }
                 // Back to the readers: the mail is handed out again rather than forgotten.
                 reader.release(id);
                 reader.rescanAll();
@@ -238,19 +204,34 @@ public class KvsMailQueue implements ManageableMailQueue {
             }
             dequeuedMetric.increment();
             reader.release(id);
-        } catch (RuntimeException e) {
+        } catch (MailQueueException | RuntimeException e) {
+            if (fencing.isFenced()) {
+                leaveForTheQueuesOwner(item);
+                return;
+            }
             reader.release(id);
             reader.rescanAll();
-            throw new MailQueueException("Cannot complete mail " + item.getMail().getName() + " in " + name.asString(), e);
+            throw e instanceof MailQueueException mqe ? mqe
+                : new MailQueueException("Cannot complete mail " + item.getMail().getName() + " in " + name.asString(), e);
         }
+    }
+
+    /**
+     * This node is fenced: the mail's queue belongs to another writer, which hands the mail out again
+     * (one this node delivered is then delivered twice: at least once). {@code done} returns normally,
+     * so James does nothing more with it (a failed {@code done} makes James re-enqueue the mail, reject
+     * it, or store it in the error repository); the mail stays in flight, so this node's reader never
+     * hands it out again.
+     */
+    private void leaveForTheQueuesOwner(KvsMailQueueItem item) {
+        LOGGER.info("Queue {}: mail {} left in the queue for the writer that holds it (this James node is fenced)",
+            name.asString(), item.getMail().getName());
     }
 
     private void requeue(KvsMailQueueItem item) throws MailQueueException {
         try {
             put(item.getMail(), Duration.ZERO).join();
         } catch (CompletionException e) {
-            reader.release(MessageIds.asString(item.id()));
-            reader.rescanAll();
             throw asMailQueueException(e.getCause(), item.getMail());
         }
     }
@@ -410,7 +391,9 @@ public class KvsMailQueue implements ManageableMailQueue {
     public void close() {
     }
 
+    /** James is stopping: the reader stops, waiting enqueues end (see {@link Enqueuer}). */
     void stop() {
+        enqueuer.stop();
         reader.close();
     }
 

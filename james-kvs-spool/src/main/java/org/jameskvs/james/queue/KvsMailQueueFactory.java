@@ -30,6 +30,7 @@ public class KvsMailQueueFactory implements MailQueueFactory<KvsMailQueue> {
     private final MetricFactory metricFactory;
     private final GaugeRegistry gaugeRegistry;
     private final ConcurrentHashMap<MailQueueName, KvsMailQueue> created = new ConcurrentHashMap<>();
+    private final OverdueEnqueues overdueEnqueues = new OverdueEnqueues();
 
     @Inject
     public KvsMailQueueFactory(KvsQueues queues, MailQueueItemDecoratorFactory decoratorFactory,
@@ -60,7 +61,8 @@ public class KvsMailQueueFactory implements MailQueueFactory<KvsMailQueue> {
     private KvsMailQueue newQueue(MailQueueName name) {
         PriorityLevels levels = new PriorityLevels(queues, name.asString());
         levels.discover();
-        return new KvsMailQueue(name, levels, queues.configuration(), decoratorFactory, metricFactory, gaugeRegistry);
+        return new KvsMailQueue(name, levels, queues.configuration(), queues.fencing(), overdueEnqueues, decoratorFactory,
+            metricFactory, gaugeRegistry);
     }
 
     @Override
@@ -79,7 +81,15 @@ public class KvsMailQueueFactory implements MailQueueFactory<KvsMailQueue> {
         return names;
     }
 
-    /** Stops the readers; the KVS connection belongs to whoever built {@link KvsQueues}. */
+    /** Accepted mail waiting for the store past {@code acceptedMailRetryTimeout}, over every queue. */
+    public OverdueEnqueues overdueEnqueues() {
+        return overdueEnqueues;
+    }
+
+    /**
+     * Stops the readers and ends the enqueues still waiting for the store; the KVS connection belongs
+     * to whoever built {@link KvsQueues}.
+     */
     @PreDestroy
     public void stop() {
         created.values().forEach(KvsMailQueue::stop);

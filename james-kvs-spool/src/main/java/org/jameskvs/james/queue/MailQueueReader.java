@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.james.queue.api.MailQueue.MailQueueItem;
 import org.jameskvs.client.QueueStat;
 import org.jameskvs.client.ReadResult;
+import org.jameskvs.james.Fencing;
 import org.jameskvs.james.Futures;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
 import org.jameskvs.protocol.StoredMessage;
@@ -46,6 +47,8 @@ import reactor.core.publisher.FluxSink;
  * of a mail that is done. Forgotten between READs, a done mail is gone from every later answer
  * (its delete was acknowledged by every copy before the next READ is sent), and in-flight skips it
  * in the answers before.
+ *
+ * <p>Once the node is fenced ({@link Fencing}) the reader hands out nothing more.
  */
 final class MailQueueReader implements AutoCloseable {
     private static final Logger LOGGER = LoggerFactory.getLogger(MailQueueReader.class);
@@ -78,6 +81,7 @@ final class MailQueueReader implements AutoCloseable {
     private final String queueName;
     private final PriorityLevels levels;
     private final KvsSpoolConfiguration configuration;
+    private final Fencing fencing;
     private final ItemFactory itemFactory;
     /** Ids handed out and not yet forgotten (loop thread only). */
     private final Set<String> inFlight = new HashSet<>();
@@ -94,11 +98,14 @@ final class MailQueueReader implements AutoCloseable {
     private ScheduledFuture<?> wakeUp;
     private long wakeUpAt = Long.MAX_VALUE;
     private int nextSink;
+    private boolean stoppedByFencing;
 
-    MailQueueReader(String queueName, PriorityLevels levels, KvsSpoolConfiguration configuration, ItemFactory itemFactory) {
+    MailQueueReader(String queueName, PriorityLevels levels, KvsSpoolConfiguration configuration, Fencing fencing,
+                    ItemFactory itemFactory) {
         this.queueName = queueName;
         this.levels = levels;
         this.configuration = configuration;
+        this.fencing = fencing;
         this.itemFactory = itemFactory;
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
             Thread thread = new Thread(runnable, "kvs-mailqueue-reader-" + queueName);
@@ -203,6 +210,9 @@ final class MailQueueReader implements AutoCloseable {
         applyEnqueued();
         try {
             while (true) {
+                if (stoppedByFencing()) {
+                    return;
+                }
                 FluxSink<MailQueueItem> sink = nextSinkWithDemand();
                 if (sink == null) {
                     return;
@@ -227,9 +237,27 @@ final class MailQueueReader implements AutoCloseable {
                 sink.next(item);
             }
         } catch (RuntimeException e) {
+            if (stoppedByFencing()) {
+                return; // the READ met the other writer
+            }
             LOGGER.warn("Queue {}: reading failed, retrying in {}", queueName, configuration.idlePollInterval(), e);
             scheduleAt(System.currentTimeMillis() + configuration.idlePollInterval().toMillis());
         }
+    }
+
+    /**
+     * A fenced node hands out no more mail: another writer holds the queues, and this node could not
+     * delete what it delivered. No wake-up is scheduled either: the reader stays idle until James stops.
+     */
+    private boolean stoppedByFencing() {
+        if (!fencing.isFenced()) {
+            return false;
+        }
+        if (!stoppedByFencing) {
+            stoppedByFencing = true;
+            LOGGER.warn("Queue {}: no more mail handed out, this James node is fenced", queueName);
+        }
+        return true;
     }
 
     private FluxSink<MailQueueItem> nextSinkWithDemand() {

@@ -4,6 +4,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.NavigableSet;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListSet;
 
 import org.jameskvs.client.KvsQueue;
@@ -40,6 +41,14 @@ final class PriorityLevels {
         KvsQueue queue = queues.get(baseName + level);
         know(level);
         return queue;
+    }
+
+    /** Like {@link #queue} without blocking: fails with the open's {@code KvsException}. */
+    CompletableFuture<KvsQueue> open(int level) {
+        return queues.open(baseName + level).thenApply(queue -> {
+            know(level);
+            return queue;
+        });
     }
 
     private void know(int level) {

@@ -8,19 +8,24 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.james.core.healthcheck.ResultStatus;
 import org.apache.james.metrics.api.NoopGaugeRegistry;
 import org.apache.james.metrics.tests.RecordingMetricFactory;
 import org.apache.james.queue.api.MailQueue;
+import org.apache.james.queue.api.MailPrioritySupport;
 import org.apache.james.queue.api.MailQueueName;
 import org.apache.james.queue.api.Mails;
 import org.apache.james.queue.api.ManageableMailQueue;
 import org.apache.james.queue.api.RawMailQueueItemDecoratorFactory;
 import org.awaitility.Awaitility;
+import org.jameskvs.james.Fencing;
 import org.jameskvs.james.KvsQueues;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
+import org.jameskvs.james.health.KvsSpoolHealthCheck;
 import org.jameskvs.protocol.Status;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -120,14 +125,87 @@ class KvsMailQueueBehaviourTest {
     }
 
     @Test
-    void anEnqueueOfAcceptedMailFailsOnceTheRetryTimeoutHasPassed() throws Exception {
-        ManageableMailQueue outgoing = factory("acceptedMailRetryTimeout", "300").createQueue(MailQueueName.of("outgoing"));
+    void anEnqueueOfAcceptedMailWaitsPastTheAlertThresholdAndIsReportedMeanwhile() throws Exception {
+        KvsMailQueueFactory factory = factory("acceptedMailRetryTimeout", "300");
+        ManageableMailQueue outgoing = factory.createQueue(MailQueueName.of("outgoing"));
+        KvsSpoolHealthCheck health = new KvsSpoolHealthCheck(new Fencing(KvsSpoolConfiguration.defaults()), factory.overdueEnqueues());
         kvs.refusePuts.set(Status.STORAGE_ERROR);
+        CompletableFuture<Void> enqueue = enqueueInBackground(outgoing, "waits");
 
-        assertThatThrownBy(() -> outgoing.enQueue(Mails.defaultMail().name("refused").build()))
+        // Past the threshold (the old deadline): still waiting, logged and reported, not failed.
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> factory.overdueEnqueues().count() == 1);
+        assertThat(Mono.from(health.check()).block().getStatus()).isEqualTo(ResultStatus.DEGRADED);
+        long refusedSoFar = kvs.refusedPuts.get();
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> kvs.refusedPuts.get() > refusedSoFar + 2);
+        assertThat(enqueue).isNotDone();
+
+        kvs.refusePuts.set(null); // the store is back
+
+        enqueue.get(20, TimeUnit.SECONDS);
+        assertThat(outgoing.getSize()).isEqualTo(1);
+        assertThat(factory.overdueEnqueues().count()).isZero();
+        assertThat(Mono.from(health.check()).block().getStatus()).isEqualTo(ResultStatus.HEALTHY);
+    }
+
+    @Test
+    void anEnqueueOfAcceptedMailIntoAQueueThatCannotBeCreatedYetIsRetried() throws Exception {
+        ManageableMailQueue outgoing = factory().createQueue(MailQueueName.of("outgoing"));
+        // A new priority level is a KVS queue opened (created) at its first mail.
+        kvs.refuseOpens.set(Status.TIMEOUT);
+        CompletableFuture<Void> enqueue = enqueueInBackground(outgoing, Mails.defaultMail().name("urgent")
+            .attribute(MailPrioritySupport.HIGH_PRIORITY_ATTRIBUTE).build());
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> kvs.refusedOpens.get() >= 3);
+        assertThat(enqueue).isNotDone();
+
+        kvs.refuseOpens.set(null);
+
+        enqueue.get(10, TimeUnit.SECONDS);
+        assertThat(outgoing.getSize()).isEqualTo(1);
+        assertThat(Flux.from(outgoing.deQueue()).blockFirst(Duration.ofSeconds(5)).getMail().getName()).isEqualTo("urgent");
+    }
+
+    @Test
+    void anEnqueueOfAcceptedMailStillWaitingWhenJamesStopsLeavesTheMailWhereItIs() throws Exception {
+        KvsMailQueueFactory factory = factory();
+        ManageableMailQueue outgoing = factory.createQueue(MailQueueName.of("outgoing"));
+        kvs.refusePuts.set(Status.STORAGE_ERROR);
+        CompletableFuture<Void> enqueue = enqueueInBackground(outgoing, "at-shutdown");
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> kvs.refusedPuts.get() >= 2);
+
+        factory.stop();
+
+        // Not a MailQueueException (James would send the mail to its error processor): an Error James lets through.
+        assertThatThrownBy(() -> enqueue.get(10, TimeUnit.SECONDS))
+            .hasCauseInstanceOf(EnqueueAbandonedAtShutdown.class);
+        long attempts = kvs.refusedPuts.get();
+        kvs.refusePuts.set(null);
+        assertThat(outgoing.getSize()).isZero();
+        assertThat(kvs.refusedPuts.get()).as("no retry after the stop").isEqualTo(attempts);
+    }
+
+    @Test
+    void aMailTheStoreRefusesForItselfFailsAtOnceEvenWhenAccepted() throws Exception {
+        ManageableMailQueue outgoing = factory().createQueue(MailQueueName.of("outgoing"));
+        kvs.refusePuts.set(Status.FRAME_TOO_LARGE);
+
+        assertThatThrownBy(() -> outgoing.enQueue(Mails.defaultMail().name("too-big").build()))
             .isInstanceOf(MailQueue.MailQueueException.class)
-            .hasMessageContaining("STORAGE_ERROR");
-        assertThat(kvs.refusedPuts.get()).isGreaterThan(1);
+            .hasMessageContaining("FRAME_TOO_LARGE");
+        assertThat(kvs.refusedPuts.get()).isEqualTo(1);
+    }
+
+    private static CompletableFuture<Void> enqueueInBackground(MailQueue queue, String name) throws Exception {
+        return enqueueInBackground(queue, Mails.defaultMail().name(name).build());
+    }
+
+    private static CompletableFuture<Void> enqueueInBackground(MailQueue queue, org.apache.mailet.Mail mail) {
+        return CompletableFuture.runAsync(() -> {
+            try {
+                queue.enQueue(mail);
+            } catch (javax.mail.MessagingException e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     @Test

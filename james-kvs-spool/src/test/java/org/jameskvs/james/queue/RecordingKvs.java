@@ -20,14 +20,16 @@ import org.jameskvs.protocol.Status;
 import org.jameskvs.protocol.StoredMessage;
 
 /**
- * InMemoryKvs that counts the messages READ hands out, can be told to refuse PUTs, and can play a
- * change of the copy serving reads (as a replicated queue does after losing its read copy).
+ * InMemoryKvs that counts the messages READ hands out, can be told to refuse PUTs and OPENs, and can
+ * play a change of the copy serving reads (as a replicated queue does after losing its read copy).
  */
 final class RecordingKvs implements KvsQueueOpener {
     private final InMemoryKvs delegate = new InMemoryKvs();
     final AtomicLong messagesRead = new AtomicLong();
     final AtomicReference<Status> refusePuts = new AtomicReference<>();
     final AtomicLong refusedPuts = new AtomicLong();
+    final AtomicReference<Status> refuseOpens = new AtomicReference<>();
+    final AtomicLong refusedOpens = new AtomicLong();
     private final AtomicLong positionShift = new AtomicLong();
     private final AtomicInteger positionSpace = new AtomicInteger();
 
@@ -42,6 +44,11 @@ final class RecordingKvs implements KvsQueueOpener {
 
     @Override
     public CompletableFuture<OpenResult> open(String name, OpenOptions options) {
+        Status refusal = refuseOpens.get();
+        if (refusal != null) {
+            refusedOpens.incrementAndGet();
+            return CompletableFuture.completedFuture(new OpenResult(refusal, "refused by test", null, -1, 0, 0));
+        }
         return delegate.open(name, options).thenApply(result -> new OpenResult(result.status(), result.reason(),
             new Recording(result.queue()), result.txn(), result.epoch(), result.size()));
     }
