@@ -6,9 +6,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
-import org.jameskvs.app.smtp.SmtpClient;
-import org.jameskvs.app.smtp.SmtpLoadSender;
-import org.jameskvs.app.smtp.SmtpSink;
+import org.jameskvs.testkit.smtp.SmtpClient;
+import org.jameskvs.testkit.smtp.SmtpLoadSender;
+import org.jameskvs.testkit.smtp.SmtpSink;
 import org.junit.jupiter.api.Test;
 
 /**
