@@ -34,6 +34,8 @@ public final class KvsClientOpener implements KvsQueueOpener, AutoCloseable {
             .tls(configuration.tls())
             .tlsTrustAll(configuration.tlsTrustAll())
             .maxInFlight(configuration.maxInFlight())
+            // Answers carrying the largest mail (READ, GET) are frames about that large too.
+            .maxFrameBytes(configuration.frameMaxBytes())
             .requestTimeout(configuration.requestTimeout());
         if (configuration.tlsTrustCertificates() != null) {
             builder.tlsTrustCertificates(Path.of(configuration.tlsTrustCertificates()));
