@@ -32,6 +32,8 @@ public final class KvsClientOpener implements KvsQueueOpener, AutoCloseable {
             .credentials(configuration.user(), configuration.password())
             .tls(configuration.tls())
             .maxInFlight(configuration.maxInFlight())
+            // Answers carrying the largest mail (READ, GET) are frames about that large too.
+            .maxFrameBytes(configuration.frameMaxBytes())
             .requestTimeout(configuration.requestTimeout())
             .build();
         return new KvsClientOpener(KvsClient.connect(config));
