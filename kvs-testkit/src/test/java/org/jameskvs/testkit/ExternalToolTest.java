@@ -9,9 +9,16 @@ import org.opentest4j.TestAbortedException;
 
 class ExternalToolTest {
 
+    /** bin/test runs every test JVM with -Dtools.required=true: each test sets what it needs and puts it back. */
+    private final String outer = System.getProperty(ExternalTool.REQUIRED_PROPERTY);
+
     @AfterEach
-    void clearProperty() {
-        System.clearProperty(ExternalTool.REQUIRED_PROPERTY);
+    void restoreProperty() {
+        if (outer == null) {
+            System.clearProperty(ExternalTool.REQUIRED_PROPERTY);
+        } else {
+            System.setProperty(ExternalTool.REQUIRED_PROPERTY, outer);
+        }
     }
 
     @Test
@@ -22,6 +29,7 @@ class ExternalToolTest {
 
     @Test
     void aMissingToolSkipsTheTestAndSaysWhy() {
+        System.setProperty(ExternalTool.REQUIRED_PROPERTY, "false");
         assertThatThrownBy(() -> ExternalTool.assumeAvailable(false, "smtp-source missing"))
             .isInstanceOf(TestAbortedException.class)
             .hasMessageContaining("smtp-source missing");
