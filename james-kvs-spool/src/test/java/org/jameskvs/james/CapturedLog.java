@@ -16,10 +16,14 @@ import ch.qos.logback.core.read.ListAppender;
  */
 public final class CapturedLog implements AutoCloseable {
     private final Logger logger;
+    private final Level levelBefore;
     private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
     private CapturedLog(Logger logger) {
         this.logger = logger;
+        this.levelBefore = logger.getLevel();
+        // INFO and above reach the appender whatever the test configuration's root level.
+        logger.setLevel(Level.INFO);
         appender.start();
         logger.addAppender(appender);
     }
@@ -47,5 +51,6 @@ public final class CapturedLog implements AutoCloseable {
     @Override
     public void close() {
         logger.detachAppender(appender);
+        logger.setLevel(levelBefore);
     }
 }

@@ -49,6 +49,13 @@ final class JamesProcess implements AutoCloseable {
      * Waits (bounded) until it has started.
      */
     static JamesProcess start(Path workingDirectory, String queue, int sinkPort, Consumer<JamesConf> configure) throws Exception {
+        JamesProcess james = launch(workingDirectory, queue, sinkPort, configure);
+        james.awaitStarted();
+        return james;
+    }
+
+    /** Like {@link #start}, without waiting: for a James expected to refuse to start. */
+    static JamesProcess launch(Path workingDirectory, String queue, int sinkPort, Consumer<JamesConf> configure) throws Exception {
         Path lib = lib();
         int smtpPort = FreePorts.next();
         int webadminPort = FreePorts.next();
@@ -66,9 +73,12 @@ final class JamesProcess implements AutoCloseable {
             "-Dkvs.queue=" + queue,
             MAIN);
         ChildProcess process = ChildProcess.start("james", command, workingDirectory, workingDirectory.resolve("james.log"));
-        JamesProcess james = new JamesProcess(process, smtpPort, webadminPort);
-        james.awaitStarted();
-        return james;
+        return new JamesProcess(process, smtpPort, webadminPort);
+    }
+
+    /** Waits (bounded) for the process to end by itself; true if it did. */
+    boolean awaitExit(Duration timeout) throws InterruptedException {
+        return process.process().waitFor(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     private void awaitStarted() throws Exception {

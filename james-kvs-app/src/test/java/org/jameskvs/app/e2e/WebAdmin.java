@@ -32,6 +32,15 @@ final class WebAdmin {
         return response.body();
     }
 
+    /** A GET whatever its status (e.g. /healthcheck, which answers 503 when a check is unhealthy). */
+    HttpResponse<String> getAnyStatus(String path) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .timeout(Duration.ofSeconds(30))
+            .GET()
+            .build();
+        return client.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
     /** The body of a PATCH that answered 2xx; anything else throws. */
     String patch(String path, String json) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))

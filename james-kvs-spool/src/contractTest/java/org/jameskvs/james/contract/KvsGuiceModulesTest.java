@@ -10,8 +10,10 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.Properties;
+import java.util.Set;
 import java.util.UUID;
 
+import org.apache.james.core.healthcheck.HealthCheck;
 import org.apache.james.filesystem.api.FileSystem;
 import org.apache.james.mailrepository.api.MailRepositoryUrl;
 import org.apache.james.metrics.api.GaugeRegistry;
@@ -27,6 +29,7 @@ import org.apache.james.queue.api.ManageableMailQueue;
 import org.apache.james.queue.api.RawMailQueueItemDecoratorFactory;
 import org.jameskvs.james.KvsQueues;
 import org.jameskvs.james.guice.KvsMailQueueModule;
+import org.jameskvs.james.health.KvsSpoolHealthCheck;
 import org.jameskvs.james.guice.KvsMailRepositoryModule;
 import org.jameskvs.james.queue.KvsMailQueueFactory;
 import org.jameskvs.james.repository.KvsMailRepository;
@@ -40,6 +43,7 @@ import com.google.inject.Key;
 import com.google.inject.TypeLiteral;
 
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /** The Guice modules as James uses them, against the test server, configured by conf/kvs-spool.properties. */
 class KvsGuiceModulesTest {
@@ -84,6 +88,11 @@ class KvsGuiceModulesTest {
         assertThat(item.getMail().getName()).isEqualTo("via-guice");
         item.done(MailQueue.MailQueueItem.CompletionStatus.SUCCESS);
         assertThat(spool.getSize()).isEqualTo(0);
+
+        // The spool's health check joins James's (webadmin's /healthcheck reads this set).
+        Set<HealthCheck> checks = injector.getInstance(Key.get(new TypeLiteral<Set<HealthCheck>>() { }));
+        HealthCheck spoolCheck = checks.stream().filter(KvsSpoolHealthCheck.class::isInstance).findFirst().orElseThrow();
+        assertThat(Mono.from(spoolCheck.check()).block().isHealthy()).isTrue();
 
         ((KvsMailQueueFactory) any).stop();
         injector.getInstance(KvsQueues.class).close();

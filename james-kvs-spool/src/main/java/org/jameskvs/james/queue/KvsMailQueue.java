@@ -41,7 +41,12 @@ import reactor.core.publisher.Mono;
  * A James mail queue kept in KVS queues (one per priority level, see {@link PriorityLevels}). Each
  * enqueued copy is one KVS message: id random, priority and notBefore in the message header, the
  * {@link MailCodec encoded mail} as body. An enqueue returns only once the server acknowledged the
- * PUT, else it throws, so James never accepts (SMTP 250) a mail that is not stored.
+ * PUT, else it throws, so James never accepts (SMTP 250) a mail that is not stored. What is retried
+ * first, and how long, depends on the queue ({@link Enqueuer}): an intake queue fails fast (SMTP
+ * 4xx), any other queue holds mail already answered 250 and waits for the store.
+ *
+ * <p>Once the node is fenced ({@link Fencing}: another writer holds its queues) it takes no mail in,
+ * hands none out, and {@code done} leaves the mail to the queue's new owner.
  *
  * <p>Dequeued mail stays in the KVS queue until {@code done}: SUCCESS and REJECT delete it; RETRY
  * stores the mail as it is now at the tail of its level, then deletes the old copy (as James's

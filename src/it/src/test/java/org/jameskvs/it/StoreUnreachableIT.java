@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Test;
  * <p>This test found that mail already answered 250 could end in the error repository while the
  * copies were restored (RemoteDelivery's enqueue into {@code outgoing} refused with TIMEOUT "a copy
  * was lost before answering", STORAGE_ERROR, or BAD_HANDLE during a reclaim). Enqueues into queues
- * other than the intake queue now retry for {@code acceptedMailRetryTimeout} with a replacing PUT
- * of the same id; the intake queue still answers 4xx at once. The all-down phase runs by default
+ * other than the intake queue now retry with a replacing PUT of the same id until the mail is stored
+ * or James stops ({@code acceptedMailRetryTimeout} is only the threshold past which the wait is
+ * logged and the health check reports it); the intake queue still answers 4xx at once. The all-down phase runs by default
  * ({@code -Dit.killAll=false} leaves the third node up).
  */
 class StoreUnreachableIT {

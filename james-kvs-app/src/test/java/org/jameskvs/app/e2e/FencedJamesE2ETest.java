@@ -1,0 +1,158 @@
+package org.jameskvs.app.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Properties;
+import java.util.stream.IntStream;
+
+import org.jameskvs.client.KvsQueue;
+import org.jameskvs.client.OpenOptions;
+import org.jameskvs.james.KvsClientOpener;
+import org.jameskvs.james.config.KvsSpoolConfiguration;
+import org.jameskvs.testkit.smtp.SmtpClient;
+import org.jameskvs.testkit.smtp.SmtpLoadSender;
+import org.jameskvs.testkit.smtp.SmtpSink;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 11 end to end, with a real James 3.8.1 and a real KVS server process:
+ * <ol>
+ * <li>a second James started with the same ownerName/namespace refuses to start, and the first keeps
+ *   taking mail;</li>
+ * <li>a second writer then takes the first James's queues over at a higher epoch, while mail it
+ *   accepted is waiting in its outgoing queue (the next hop deferring it): the fenced James answers
+ *   4xx, reports itself unhealthy on webadmin's /healthcheck, logs one alert, delivers nothing more
+ *   (not even when the next hop accepts again), and puts nothing in its error repository; every mail
+ *   it accepted is still in the queues, once, for the writer that holds them, also after James
+ *   stopped.</li>
+ * </ol>
+ */
+class FencedJamesE2ETest {
+    private static final String RECIPIENT = "rcpt@sink.test";
+    private static final int PARKED = 10;
+    private static final Duration TIMEOUT = Duration.ofSeconds(120);
+    /** KVS queue of a James queue's normal priority level (5 in James 3.8). */
+    private static final String SPOOL = "james/queue/spool@p5";
+    private static final String OUTGOING = "james/queue/outgoing@p5";
+    private static final String ERROR_REPOSITORY = "james/repo/var/mail/error";
+
+    @Test
+    void aSecondNodeWithTheSameIdentityRefusesToStartAndAFencedJamesStopsWithoutLosingOrErroringMail() throws Exception {
+        Path run = Path.of(System.getProperty("e2e.workdir", "target/e2e")).resolve("fenced-" + System.currentTimeMillis());
+        try (KvsServerProcess kvs = KvsServerProcess.start(run.resolve("kvs-node1"));
+             SmtpSink sink = SmtpSink.start(0, SmtpSink.DEFAULT_HEADER)) {
+            JamesProcess james = JamesProcess.start(run.resolve("james"), "kvs", sink.port(), conf -> conf
+                .kvsSingleNode(kvs.address(), KvsServerProcess.PASSWORD)
+                .kvsRequestTimeoutMillis(5_000));
+            try {
+                WebAdmin webAdmin = new WebAdmin(james.webadminPort());
+                assertThat(send(james, "<e2e-before-twin@kvs-load.test>")).isEqualTo(250);
+
+                aTwinRefusesToStart(run, kvs, sink, james);
+                assertThat(send(james, "<e2e-after-twin@kvs-load.test>")).as("the first James is not disturbed").isEqualTo(250);
+                List<String> first = List.of("<e2e-before-twin@kvs-load.test>", "<e2e-after-twin@kvs-load.test>");
+                assertThat(Delivery.awaitAll(sink, first, TIMEOUT)).as(james.logTail(40)).isEmpty();
+
+                // Mail accepted (250) and waiting in outgoing: the next hop defers it.
+                sink.deferAll(true);
+                SmtpLoadSender.Result sent = new SmtpLoadSender("127.0.0.1", james.smtpPort(), 60_000)
+                    .send(PARKED, 2, RECIPIENT, "e2e-parked");
+                assertThat(sent.accepted()).as(sent.summary()).isEqualTo(PARKED);
+                awaitTrue(() -> sink.deferred() >= PARKED && webAdmin.queueSize("spool") == 0, "mails deferred once");
+
+                try (KvsClientOpener otherWriter = KvsClientOpener.connect(clientOf(kvs))) {
+                    KvsQueue spool = otherWriter.open(SPOOL, OpenOptions.writer("other-node", 2)).join().orThrow();
+                    KvsQueue outgoing = otherWriter.open(OUTGOING, OpenOptions.writer("other-node", 2)).join().orThrow();
+
+                    assertThat(send(james, "<e2e-fenced@kvs-load.test>")).as("reply to DATA once fenced\n%s", james.logTail(40))
+                        .isBetween(400, 499);
+                    HttpResponse<String> health = webAdmin.getAnyStatus("/healthcheck");
+                    assertThat(health.statusCode()).as(health.body()).isEqualTo(503);
+                    assertThat(health.body()).contains("KVS spool", "unhealthy", "fenced");
+                    assertThat(webAdmin.getAnyStatus("/healthcheck/checks/KVS%20spool").statusCode()).isEqualTo(503);
+
+                    // The next hop accepts again: a James that still handed mail out would deliver the parked
+                    // mail now, within its retry delays (1 s, 2 s, 5 s), and again and again, since it could
+                    // not delete what it delivered.
+                    sink.deferAll(false);
+                    Thread.sleep(10_000);
+                    List<String> parked = IntStream.range(0, PARKED).mapToObj(i -> SmtpLoadSender.messageId("e2e-parked", i)).toList();
+                    assertThat(parked).as("delivered by the fenced James (%s)", sink.statsLine())
+                        .allSatisfy(id -> assertThat(sink.count(id)).isZero());
+                    assertThat(sink.count("<e2e-fenced@kvs-load.test>")).isZero();
+
+                    assertThat(webAdmin.get("/mailRepositories/var%2Fmail%2Ferror")).contains("\"size\":0");
+                    assertThat(occurrences(james.logText(), "KVS spool FENCED")).as("alerts logged").isEqualTo(1);
+                    assertThat(james.logText()).contains("KVS spool FENCED: queue " + SPOOL, "ownerName=james", "namespace=james");
+                    assertThat(spool.stat().join().size()).isZero();
+                    assertThat(outgoing.stat().join().size()).as("each parked mail once, for the other writer").isEqualTo(PARKED);
+
+                    james.close();
+                    assertThat(james.logText()).contains("JAMES server stopped");
+                    assertThat(outgoing.stat().join().size()).as("after James stopped").isEqualTo(PARKED);
+                    assertThat(spool.stat().join().size()).isZero();
+                    KvsQueue errors = otherWriter.open(ERROR_REPOSITORY, OpenOptions.reader()).join().orThrow();
+                    assertThat(errors.stat().join().size()).as("mail in the error repository").isZero();
+                }
+            } finally {
+                james.close();
+            }
+        }
+    }
+
+    private static void aTwinRefusesToStart(Path run, KvsServerProcess kvs, SmtpSink sink, JamesProcess first) throws Exception {
+        JamesProcess twin = JamesProcess.launch(run.resolve("james-twin"), "kvs", sink.port(), conf -> conf
+            .kvsSingleNode(kvs.address(), KvsServerProcess.PASSWORD)
+            .kvsRequestTimeoutMillis(5_000));
+        try {
+            assertThat(twin.awaitExit(Duration.ofSeconds(180))).as("the twin exits\n%s", twin.logTail(40)).isTrue();
+            assertThat(twin.logText()).as(twin.logTail(60))
+                .contains("refusing to start", "ownerName=james", "namespace=james")
+                .doesNotContain("JAMES server started");
+        } finally {
+            twin.close();
+        }
+        assertThat(first.logText()).doesNotContain("KVS spool FENCED");
+    }
+
+    private static KvsSpoolConfiguration clientOf(KvsServerProcess kvs) {
+        Properties properties = new Properties();
+        properties.setProperty("servers", kvs.address());
+        properties.setProperty("password", KvsServerProcess.PASSWORD);
+        return KvsSpoolConfiguration.from(properties);
+    }
+
+    private static int send(JamesProcess james, String messageId) throws Exception {
+        try (SmtpClient client = SmtpClient.connect("127.0.0.1", james.smtpPort(), 60_000)) {
+            return client.send(SmtpLoadSender.FROM, RECIPIENT,
+                SmtpClient.message(SmtpLoadSender.FROM, RECIPIENT, messageId, "fencing e2e"));
+        }
+    }
+
+    private interface Check {
+        boolean holds() throws Exception;
+    }
+
+    private static void awaitTrue(Check check, String what) throws Exception {
+        Instant deadline = Instant.now().plus(TIMEOUT);
+        while (!check.holds()) {
+            if (Instant.now().isAfter(deadline)) {
+                throw new AssertionError("not within " + TIMEOUT + ": " + what);
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    private static int occurrences(String text, String part) {
+        int count = 0;
+        for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + 1)) {
+            count++;
+        }
+        return count;
+    }
+}
