@@ -347,7 +347,13 @@ public final class QueueReplica {
         if (op.kind.isMutation() || op.purpose == ReplicaOp.Purpose.RECORD) {
             eff = account(m, s, r);
             if (eff == null) {
-                return; // the member was marked NG
+                // The member disagreed and was isolated: its answer to this operation no longer
+                // counts, as for everything else it had in flight (isolate dropped those; this one
+                // had already left its in-flight list, and would otherwise wait for it forever).
+                if (!members.contains(m)) {
+                    dropped(m, op, null, "isolated");
+                }
+                return;
             }
         }
         switch (op.purpose) {
@@ -872,27 +878,35 @@ public final class QueueReplica {
         m.open = false;
         for (Sent s : all) {
             core.forget(s.token);
-            ReplicaOp op = s.op;
-            op.answered(m);
-            if (op.purpose == ReplicaOp.Purpose.RECORD) {
-                recordSettled(op);
-            }
-            if (op.purpose == ReplicaOp.Purpose.CLIENT) {
-                if (op.kind.isMutation()) {
-                    if (failWith != null && !op.done) {
-                        op.done = true;
-                        op.ack.complete(Ack.failed(failWith, why));
-                    } else {
-                        op.degraded = true;
-                        completeIfAnswered(op);
-                    }
-                } else if (!op.done) {
-                    if (failWith == null && phase == Phase.READY) {
-                        op.awaitNone();
-                        readOp(op); // another in-sync copy, if any
-                    } else {
-                        failRead(op, failWith == null ? Status.TIMEOUT : failWith, why);
-                    }
+            dropped(m, s.op, failWith, why);
+        }
+    }
+
+    /**
+     * One operation that was sent to a member that is dropped: it no longer waits for that member.
+     * A mutation ends with {@code failWith}, or (null) is degraded: its outcome is decided by the
+     * other copy (see {@link #completeIfAnswered}); a read goes to another in-sync copy.
+     */
+    private void dropped(Member m, ReplicaOp op, Status failWith, String why) {
+        op.answered(m);
+        if (op.purpose == ReplicaOp.Purpose.RECORD) {
+            recordSettled(op);
+        }
+        if (op.purpose == ReplicaOp.Purpose.CLIENT) {
+            if (op.kind.isMutation()) {
+                if (failWith != null && !op.done) {
+                    op.done = true;
+                    op.ack.complete(Ack.failed(failWith, why));
+                } else {
+                    op.degraded = true;
+                    completeIfAnswered(op);
+                }
+            } else if (!op.done) {
+                if (failWith == null && phase == Phase.READY) {
+                    op.awaitNone();
+                    readOp(op); // another in-sync copy, if any
+                } else {
+                    failRead(op, failWith == null ? Status.TIMEOUT : failWith, why);
                 }
             }
         }
