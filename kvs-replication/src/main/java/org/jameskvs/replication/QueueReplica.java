@@ -30,7 +30,10 @@ import java.util.concurrent.CompletableFuture;
  * acknowledged only when both answered OK: an ack always means two copies. With fewer than two
  * write members it fails at once ({@link #NOT_REPLICATED}).</li>
  * <li>Each answered mutation must move the copy's transaction number by exactly one (zero when
- * refused); a disagreement marks the copy NG: it is isolated and rebuilt from the other.</li>
+ * refused); a disagreement marks the copy NG: it is isolated and rebuilt from the other. A read
+ * answered at a number below the copy's own (it lost writes behind an open handle: a server back
+ * without its journal, whose connection re-opened the handle by itself) does too, and goes to the
+ * other copy.</li>
  * <li>A request unanswered on a member's path ({@code requestTimeout}), or a path the heartbeat
  * declared NG, switches the member to its other path: a new OPEN (higher generation, which fences
  * whatever is still in flight on the old path), then every unanswered request again, in order. A
@@ -363,6 +366,15 @@ public final class QueueReplica {
                     op.effective.put(m, eff);
                     op.answered(m);
                     completeIfAnswered(op);
+                } else if (lostAppliedWrites(m, r) && !isOnlyInSyncCopy(m)) {
+                    // The copy answers from fewer mutations than it had applied: it lost data behind
+                    // our open handle (its server came back without its journal and the connection
+                    // re-opened the handle by itself, creating the queue empty). Nothing else would
+                    // tell before the next write: rebuild it, and read from the other copy.
+                    markNg(m, op.kind + " answered at transaction " + r.txn() + ", below the " + m.txn
+                            + " this copy had applied");
+                    op.awaitNone();
+                    readOp(op);
                 } else {
                     completeRead(op, r, m);
                 }
@@ -785,6 +797,15 @@ public final class QueueReplica {
         while (!m.backlog.isEmpty() && m.open) {
             transmit(m, m.backlog.poll());
         }
+    }
+
+    /**
+     * A read's answer (OK, or a GET's NOT_FOUND) came from a queue whose transaction number is below
+     * the member's: every mutation answered before the read on this connection counts in it, so a
+     * copy that holds them all cannot answer lower.
+     */
+    private static boolean lostAppliedWrites(Member m, NodeResponse r) {
+        return (r.isOk() || r.status() == Status.NOT_FOUND) && m.txn >= 0 && r.txn() >= 0 && r.txn() < m.txn;
     }
 
     /** The member is SYNC and no other member is a reachable SYNC copy: it is never thrown away. */
@@ -1233,6 +1254,11 @@ public final class QueueReplica {
             return NetState.NG;
         }
         return m.path == p && !m.lost ? NetState.RUN : NetState.READY;
+    }
+
+    /** For tests: the node of the copy serving reads (null before the first open). */
+    String readCopyNode() {
+        return readCopy == null ? null : readCopy.node;
     }
 
     /** For tests: every member's bookkeeping. */

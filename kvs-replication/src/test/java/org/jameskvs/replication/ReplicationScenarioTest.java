@@ -273,4 +273,26 @@ class ReplicationScenarioTest {
             assertThat(liveOn(c, n)).as("messages on " + n).isEqualTo(21);
         }
     }
+
+    @Test
+    void aReadFromACopyThatLostItsDataIsServedByTheOtherCopy() {
+        SimCluster c = cluster(10);
+        SimCluster.Writer w = openFirst(c);
+        for (int i = 0; i < 20; i++) {
+            assertThat(c.put(w, "m" + i, "b").isOk()).isTrue();
+        }
+        ReadResult before = c.await(w.core.read(w.replica, 0, 100, 1 << 20, 0), 5_000);
+        String serving = w.replica.readCopyNode();
+        emptiedBehindOpenHandles(c, serving);
+        // Nothing is written: the read is the first to meet the emptied copy (it answered an empty queue).
+        ReadResult after = c.await(w.core.read(w.replica, 0, 100, 1 << 20, 0), 5_000);
+        assertThat(after.messages()).as(c.tail()).hasSize(20);
+        assertThat(after.positionSpace()).isNotEqualTo(before.positionSpace());
+        assertThat(w.replica.readCopyNode()).isNotEqualTo(serving);
+        c.run(5_000);
+        assertThat(w.replica.syncNodes()).hasSize(2);
+        for (String n : w.replica.syncNodes()) {
+            assertThat(liveOn(c, n)).as("messages on " + n).isEqualTo(20);
+        }
+    }
 }
