@@ -30,7 +30,10 @@ import java.util.concurrent.CompletableFuture;
  * acknowledged only when both answered OK: an ack always means two copies. With fewer than two
  * write members it fails at once ({@link #NOT_REPLICATED}).</li>
  * <li>Each answered mutation must move the copy's transaction number by exactly one (zero when
- * refused); a disagreement marks the copy NG: it is isolated and rebuilt from the other.</li>
+ * refused); a disagreement marks the copy NG: it is isolated and rebuilt from the other. A read
+ * answered at a number below the copy's own (it lost writes behind an open handle: a server back
+ * without its journal, whose connection re-opened the handle by itself) does too, and goes to the
+ * other copy.</li>
  * <li>A request unanswered on a member's path ({@code requestTimeout}), or a path the heartbeat
  * declared NG, switches the member to its other path: a new OPEN (higher generation, which fences
  * whatever is still in flight on the old path), then every unanswered request again, in order. A
@@ -347,7 +350,13 @@ public final class QueueReplica {
         if (op.kind.isMutation() || op.purpose == ReplicaOp.Purpose.RECORD) {
             eff = account(m, s, r);
             if (eff == null) {
-                return; // the member was marked NG
+                // The member disagreed and was isolated: its answer to this operation no longer
+                // counts, as for everything else it had in flight (isolate dropped those; this one
+                // had already left its in-flight list, and would otherwise wait for it forever).
+                if (!members.contains(m)) {
+                    dropped(m, op, null, "isolated");
+                }
+                return;
             }
         }
         switch (op.purpose) {
@@ -357,6 +366,15 @@ public final class QueueReplica {
                     op.effective.put(m, eff);
                     op.answered(m);
                     completeIfAnswered(op);
+                } else if (lostAppliedWrites(m, r) && !isOnlyInSyncCopy(m)) {
+                    // The copy answers from fewer mutations than it had applied: it lost data behind
+                    // our open handle (its server came back without its journal and the connection
+                    // re-opened the handle by itself, creating the queue empty). Nothing else would
+                    // tell before the next write: rebuild it, and read from the other copy.
+                    markNg(m, op.kind + " answered at transaction " + r.txn() + ", below the " + m.txn
+                            + " this copy had applied");
+                    op.awaitNone();
+                    readOp(op);
                 } else {
                     completeRead(op, r, m);
                 }
@@ -781,6 +799,15 @@ public final class QueueReplica {
         }
     }
 
+    /**
+     * A read's answer (OK, or a GET's NOT_FOUND) came from a queue whose transaction number is below
+     * the member's: every mutation answered before the read on this connection counts in it, so a
+     * copy that holds them all cannot answer lower.
+     */
+    private static boolean lostAppliedWrites(Member m, NodeResponse r) {
+        return (r.isOk() || r.status() == Status.NOT_FOUND) && m.txn >= 0 && r.txn() >= 0 && r.txn() < m.txn;
+    }
+
     /** The member is SYNC and no other member is a reachable SYNC copy: it is never thrown away. */
     private boolean isOnlyInSyncCopy(Member m) {
         Member other = otherMember(m);
@@ -872,27 +899,35 @@ public final class QueueReplica {
         m.open = false;
         for (Sent s : all) {
             core.forget(s.token);
-            ReplicaOp op = s.op;
-            op.answered(m);
-            if (op.purpose == ReplicaOp.Purpose.RECORD) {
-                recordSettled(op);
-            }
-            if (op.purpose == ReplicaOp.Purpose.CLIENT) {
-                if (op.kind.isMutation()) {
-                    if (failWith != null && !op.done) {
-                        op.done = true;
-                        op.ack.complete(Ack.failed(failWith, why));
-                    } else {
-                        op.degraded = true;
-                        completeIfAnswered(op);
-                    }
-                } else if (!op.done) {
-                    if (failWith == null && phase == Phase.READY) {
-                        op.awaitNone();
-                        readOp(op); // another in-sync copy, if any
-                    } else {
-                        failRead(op, failWith == null ? Status.TIMEOUT : failWith, why);
-                    }
+            dropped(m, s.op, failWith, why);
+        }
+    }
+
+    /**
+     * One operation that was sent to a member that is dropped: it no longer waits for that member.
+     * A mutation ends with {@code failWith}, or (null) is degraded: its outcome is decided by the
+     * other copy (see {@link #completeIfAnswered}); a read goes to another in-sync copy.
+     */
+    private void dropped(Member m, ReplicaOp op, Status failWith, String why) {
+        op.answered(m);
+        if (op.purpose == ReplicaOp.Purpose.RECORD) {
+            recordSettled(op);
+        }
+        if (op.purpose == ReplicaOp.Purpose.CLIENT) {
+            if (op.kind.isMutation()) {
+                if (failWith != null && !op.done) {
+                    op.done = true;
+                    op.ack.complete(Ack.failed(failWith, why));
+                } else {
+                    op.degraded = true;
+                    completeIfAnswered(op);
+                }
+            } else if (!op.done) {
+                if (failWith == null && phase == Phase.READY) {
+                    op.awaitNone();
+                    readOp(op); // another in-sync copy, if any
+                } else {
+                    failRead(op, failWith == null ? Status.TIMEOUT : failWith, why);
                 }
             }
         }
@@ -1219,6 +1254,11 @@ public final class QueueReplica {
             return NetState.NG;
         }
         return m.path == p && !m.lost ? NetState.RUN : NetState.READY;
+    }
+
+    /** For tests: the node of the copy serving reads (null before the first open). */
+    String readCopyNode() {
+        return readCopy == null ? null : readCopy.node;
     }
 
     /** For tests: every member's bookkeeping. */

@@ -122,6 +122,14 @@ abstract class ClusterRig implements AutoCloseable {
         }
     }
 
+    /** Whether the node has a queue of that name (it answers a plain read-only OPEN with OK). */
+    boolean hasQueue(String node, String queue) {
+        try (KvsClient c = KvsClient.connect(KvsClientConfig.builder().host("127.0.0.1").port(serverPort(node))
+                .credentials("james", PASSWORD).build())) {
+            return c.open(queue, OpenOptions.reader()).join().isOk();
+        }
+    }
+
     /**
      * The ids of one node's copy of a queue in position order (the replication's own record left
      * out), read block-wise with a plain client straight from the server.

@@ -27,6 +27,7 @@ final class PutLoad implements AutoCloseable {
     private final Semaphore window;
     private final int windowSize;
     private final long maxPuts;
+    private final int perSecond;
     private final byte[] body;
     private final AtomicLong issued = new AtomicLong();
     private final AtomicLong answered = new AtomicLong();
@@ -37,6 +38,13 @@ final class PutLoad implements AutoCloseable {
 
     /** @param queues by name, written in turn (a put per queue per round) */
     PutLoad(PutLedger ledger, Map<String, KvsQueue> queues, String prefix, int window, int bodyBytes, long maxPuts) {
+        this(ledger, queues, prefix, window, bodyBytes, maxPuts, 0);
+    }
+
+    /** @param perSecond at most this many puts issued per second (0: as fast as the window allows) */
+    PutLoad(PutLedger ledger, Map<String, KvsQueue> queues, String prefix, int window, int bodyBytes, long maxPuts,
+            int perSecond) {
+        this.perSecond = perSecond;
         this.ledger = ledger;
         this.queues = new LinkedHashMap<>(queues);
         this.prefix = prefix;
@@ -54,8 +62,16 @@ final class PutLoad implements AutoCloseable {
 
     private void run() {
         List<Map.Entry<String, KvsQueue>> targets = new ArrayList<>(queues.entrySet());
+        long start = System.nanoTime();
         try {
             for (long i = 0; i < maxPuts && !stopped; i++) {
+                if (perSecond > 0) {
+                    long due = start + i * 1_000_000_000L / perSecond;
+                    long early = due - System.nanoTime();
+                    if (early > 0) {
+                        Thread.sleep(early / 1_000_000, (int) (early % 1_000_000));
+                    }
+                }
                 if (failedSincePause) {
                     failedSincePause = false;
                     Thread.sleep(PAUSE_AFTER_FAILURE.toMillis());

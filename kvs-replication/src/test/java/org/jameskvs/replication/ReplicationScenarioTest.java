@@ -242,4 +242,57 @@ class ReplicationScenarioTest {
         assertThat(ms).isLessThan(3000);
         c.world.resume(victim);
     }
+
+    /**
+     * A node came back without its journal and its client re-opened our write handle by itself
+     * (KvsClient does after a reconnect), which created the queue again, empty: the copy is empty
+     * behind a handle that works, and only transaction numbers can tell.
+     */
+    private static void emptiedBehindOpenHandles(SimCluster c, String node) {
+        SimServer.SimQueue q = queueOn(c, node);
+        q.byPos.clear();
+        q.byId.clear();
+        q.txn = 1;
+    }
+
+    @Test
+    void aPutAnsweredByACopyThatLostItsDataStillGetsAnOutcome() {
+        SimCluster c = cluster(9);
+        SimCluster.Writer w = openFirst(c);
+        for (int i = 0; i < 20; i++) {
+            assertThat(c.put(w, "m" + i, "b").isOk()).isTrue();
+        }
+        emptiedBehindOpenHandles(c, w.replica.syncNodes().get(1));
+        // The emptied copy's answer (a transaction number far too low) isolates it; the put waited
+        // for that copy's answer forever (the adapter's backstop ended it: TIMEOUT, stored anyway).
+        Ack a = c.put(w, "after", "b");
+        assertThat(a.isOk()).as(a + "\n" + c.tail()).isTrue();
+        c.run(5_000);
+        assertThat(w.replica.syncNodes()).hasSize(2);
+        for (String n : w.replica.syncNodes()) {
+            assertThat(liveOn(c, n)).as("messages on " + n).isEqualTo(21);
+        }
+    }
+
+    @Test
+    void aReadFromACopyThatLostItsDataIsServedByTheOtherCopy() {
+        SimCluster c = cluster(10);
+        SimCluster.Writer w = openFirst(c);
+        for (int i = 0; i < 20; i++) {
+            assertThat(c.put(w, "m" + i, "b").isOk()).isTrue();
+        }
+        ReadResult before = c.await(w.core.read(w.replica, 0, 100, 1 << 20, 0), 5_000);
+        String serving = w.replica.readCopyNode();
+        emptiedBehindOpenHandles(c, serving);
+        // Nothing is written: the read is the first to meet the emptied copy (it answered an empty queue).
+        ReadResult after = c.await(w.core.read(w.replica, 0, 100, 1 << 20, 0), 5_000);
+        assertThat(after.messages()).as(c.tail()).hasSize(20);
+        assertThat(after.positionSpace()).isNotEqualTo(before.positionSpace());
+        assertThat(w.replica.readCopyNode()).isNotEqualTo(serving);
+        c.run(5_000);
+        assertThat(w.replica.syncNodes()).hasSize(2);
+        for (String n : w.replica.syncNodes()) {
+            assertThat(liveOn(c, n)).as("messages on " + n).isEqualTo(20);
+        }
+    }
 }

@@ -15,9 +15,10 @@ import java.util.regex.Pattern;
 
 /**
  * A KVS server in its own JVM process, started from this test classpath with a config file, so
- * tests can kill -9 it for real.
+ * tests can kill -9 it for real. Public for other modules' tests (kvs-replication, through this
+ * module's test jar).
  */
-final class ServerProcess implements AutoCloseable {
+public final class ServerProcess implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("listening on [^:]+:(\\d+)");
     /** The histogram's last line: {@code Total <instances> <bytes>}. */
     private static final Pattern HISTOGRAM_TOTAL = Pattern.compile("(?m)^Total\\s+\\d+\\s+(\\d+)\\s*$");
@@ -30,12 +31,17 @@ final class ServerProcess implements AutoCloseable {
         this.port = port;
     }
 
-    static ServerProcess start(Path dataDir, String password, String... extraProps) throws Exception {
+    /**
+     * Starts a server on {@code dataDir} and waits (bounded) until it listens.
+     * @param extraProps {@code key=value} lines added to the config; a key given again wins (e.g.
+     *                   {@code listen.port=7401} for a node that must come back on its port)
+     */
+    public static ServerProcess start(Path dataDir, String password, String... extraProps) throws Exception {
         return startWithHeap(dataDir, password, "256m", extraProps);
     }
 
     /** @param maxHeap the server JVM's {@code -Xmx} value, e.g. {@code "64m"} */
-    static ServerProcess startWithHeap(Path dataDir, String password, String maxHeap, String... extraProps) throws Exception {
+    public static ServerProcess startWithHeap(Path dataDir, String password, String maxHeap, String... extraProps) throws Exception {
         return startMain(KvsServerMain.class, List.of(), dataDir, password, maxHeap, extraProps);
     }
 
@@ -105,11 +111,11 @@ final class ServerProcess implements AutoCloseable {
         return cmd;
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
@@ -133,7 +139,7 @@ final class ServerProcess implements AutoCloseable {
     }
 
     /** SIGKILL: no shutdown hook, no flush, nothing. */
-    void kill9() throws InterruptedException {
+    public void kill9() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);
     }
