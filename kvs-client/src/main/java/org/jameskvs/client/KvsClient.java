@@ -13,6 +13,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AttributeKey;
 import org.jameskvs.protocol.Opcode;
+import org.jameskvs.protocol.QueueFlags;
 import org.jameskvs.protocol.Requests;
 import org.jameskvs.protocol.Status;
 import org.slf4j.Logger;
@@ -370,6 +371,12 @@ public final class KvsClient implements AutoCloseable {
     private void onReopened(QueueHandle q, ClientConnection conn, int attempt, ResultDecoders.Opened opened) {
         Status status = opened.status();
         if (status == Status.OK) {
+            if ((opened.flags() & QueueFlags.DAMAGED) != 0) {
+                // The server restarted with journal records of this queue lost; a caller that
+                // compares copies only sees it on its own OPEN or STAT, so it is said here too.
+                LOG.warn("queue {} re-opened after reconnect is DAMAGED on the server: it may lack acknowledged"
+                        + " messages or hold deleted ones", q.name());
+            }
             if (!q.bind(conn, opened.handle())) {
                 releaseHandle(conn, opened.handle());
             }
@@ -421,7 +428,7 @@ public final class KvsClient implements AutoCloseable {
                 q.fail(Status.CONNECTION_LOST, "client closed");
                 openQueues.remove(q);
             }
-            return new OpenResult(Status.OK, null, q, txn, o.epoch(), o.size());
+            return new OpenResult(Status.OK, null, q, txn, o.epoch(), o.size(), o.flags());
         }
 
         @Override

@@ -1,11 +1,25 @@
 package org.jameskvs.client;
 
+import org.jameskvs.protocol.QueueFlags;
 import org.jameskvs.protocol.Status;
 
-/** Outcome of an OPEN. {@code queue} is non-null only when OK. */
-public record OpenResult(Status status, String reason, KvsQueue queue, long txn, long epoch, long size) {
+/**
+ * Outcome of an OPEN. {@code queue} is non-null only when OK. {@code flags} are the server's queue
+ * flags ({@link QueueFlags}; 0 from a server that does not send them).
+ */
+public record OpenResult(Status status, String reason, KvsQueue queue, long txn, long epoch, long size, int flags) {
+    /** Without queue flags (answers that carry none: errors, results built above one server). */
+    public OpenResult(Status status, String reason, KvsQueue queue, long txn, long epoch, long size) {
+        this(status, reason, queue, txn, epoch, size, 0);
+    }
+
     public boolean isOk() {
         return status == Status.OK;
+    }
+
+    /** The server's copy is damaged (journal records of it lost): it may lack messages or hold deleted ones. */
+    public boolean damaged() {
+        return (flags & QueueFlags.DAMAGED) != 0;
     }
 
     public KvsQueue orThrow() {

@@ -21,7 +21,7 @@ final class ResultDecoders {
     }
 
     /** OPEN's answer before it is bound to a {@link QueueHandle}. */
-    record Opened(Status status, String reason, long txn, int handle, long epoch, long size) {
+    record Opened(Status status, String reason, long txn, int handle, long epoch, long size, int flags) {
     }
 
     static final ResultDecoder<Ack> ACK = new ResultDecoder<>() {
@@ -83,7 +83,7 @@ final class ResultDecoders {
         @Override
         public QueueStat ok(long txn, ByteBuf p) {
             return new QueueStat(Status.OK, null, txn, Wire.readLong(p), Wire.readLong(p), Wire.readLong(p),
-                    Wire.readLong(p), Wire.readLong(p), Wire.readLong(p), Wire.readString(p));
+                    Wire.readLong(p), Wire.readLong(p), Wire.readLong(p), Wire.readString(p), queueFlags(p));
         }
 
         @Override
@@ -112,12 +112,12 @@ final class ResultDecoders {
     static final ResultDecoder<Opened> OPENED = new ResultDecoder<>() {
         @Override
         public Opened ok(long txn, ByteBuf p) {
-            return new Opened(Status.OK, null, txn, Wire.readInt(p), Wire.readLong(p), Wire.readLong(p));
+            return new Opened(Status.OK, null, txn, Wire.readInt(p), Wire.readLong(p), Wire.readLong(p), queueFlags(p));
         }
 
         @Override
         public Opened failed(Status status, long txn, String reason) {
-            return new Opened(status, reason, txn, 0, 0, 0);
+            return new Opened(status, reason, txn, 0, 0, 0, 0);
         }
     };
 
@@ -131,6 +131,14 @@ final class ResultDecoders {
         } catch (MalformedPayloadException e) {
             return status.description();
         }
+    }
+
+    /**
+     * The {@code u8 queue flags} that end OPEN and STAT answers; 0 when the server sent none (it
+     * predates them: the byte was added after every other field).
+     */
+    private static int queueFlags(ByteBuf payload) {
+        return payload.isReadable() ? payload.readUnsignedByte() : 0;
     }
 
     /** Rejects counts the frame cannot hold before anything is allocated for them. */

@@ -1,5 +1,6 @@
 package org.jameskvs.client;
 
+import org.jameskvs.protocol.QueueFlags;
 import org.jameskvs.protocol.Status;
 import org.jameskvs.protocol.StoredMessage;
 import org.junit.jupiter.api.AfterEach;
@@ -97,6 +98,36 @@ class DecodingTest {
         Ack pong = await(client.ping());
         assertThat(pong.isOk()).isTrue();
         assertThat(Math.abs(pong.value() - System.currentTimeMillis())).isLessThan(5000);
+    }
+
+    /** A server that predates the queue flags sends no byte after the owner: flags 0, not an error. */
+    @Test
+    void openAndStatWithoutQueueFlagsMeanNone() {
+        QueueStat stat = await(q.stat());
+        assertThat(stat.isOk()).isTrue();
+        assertThat(stat.flags()).isZero();
+        assertThat(stat.damaged()).isFalse();
+        OpenResult again = await(client.open("spool", OpenOptions.writer("node-1", 4)));
+        assertThat(again.isOk()).isTrue();
+        assertThat(again.flags()).isZero();
+        assertThat(again.damaged()).isFalse();
+    }
+
+    @Test
+    void damagedQueueFlagEndsOpenAndStat() {
+        server.queueFlags = QueueFlags.DAMAGED;
+        OpenResult opened = await(client.open("spool", OpenOptions.writer("node-1", 4)));
+        assertThat(opened.isOk()).isTrue();
+        assertThat(opened.flags()).isEqualTo(QueueFlags.DAMAGED);
+        assertThat(opened.damaged()).isTrue();
+        assertThat(opened.size()).as("the fields before the flags are unchanged").isZero();
+        QueueStat stat = await(opened.queue().stat());
+        assertThat(stat.damaged()).isTrue();
+        assertThat(stat.owner()).isEqualTo("node-1");
+
+        server.queueFlags = 0;
+        assertThat(await(opened.queue().stat()).damaged()).isFalse();
+        assertThat(await(client.open("spool", OpenOptions.writer("node-1", 5))).damaged()).isFalse();
     }
 
     @Test

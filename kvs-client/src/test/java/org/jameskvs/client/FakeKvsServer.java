@@ -69,6 +69,8 @@ final class FakeKvsServer implements AutoCloseable {
     private final Map<String, Queue> queues = new LinkedHashMap<>();
     private int nextHandle = 1;
 
+    /** When set, OPEN and STAT answers end with these queue flags (a current server); else none (an older one). */
+    volatile Integer queueFlags;
     /** When set, requests are recorded but never answered. */
     volatile boolean silent;
     final AtomicInteger received = new AtomicInteger();
@@ -233,6 +235,7 @@ final class FakeKvsServer implements AutoCloseable {
                     out.writeInt(h);
                     out.writeLong(q.epoch);
                     out.writeLong(q.byId.size());
+                    writeQueueFlags(out);
                     Frames.finishFrame(out, start);
                 }
                 default -> queueOp(op, seq, handle, in, out);
@@ -324,6 +327,7 @@ final class FakeKvsServer implements AutoCloseable {
                     out.writeLong(q.byId.values().stream().mapToLong(m -> m.notBefore).min().orElse(Long.MAX_VALUE));
                     out.writeLong(q.epoch);
                     Wire.writeString(out, q.owner);
+                    writeQueueFlags(out);
                     Frames.finishFrame(out, start);
                 }
                 case CLEAR -> {
@@ -351,6 +355,13 @@ final class FakeKvsServer implements AutoCloseable {
             out.writeLong(m.notBefore);
             Wire.writeBlob(out, m.state);
             Wire.writeBlob(out, m.body);
+        }
+
+        private void writeQueueFlags(ByteBuf out) {
+            Integer flags = queueFlags;
+            if (flags != null) {
+                out.writeByte(flags);
+            }
         }
 
         private void ok(ByteBuf out, byte code, long seq, long txn) {

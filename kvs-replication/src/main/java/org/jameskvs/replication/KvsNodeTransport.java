@@ -174,7 +174,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
             }
         }
         sink.accept(new NodeResponse(r.token(), res.status(), res.txn(), 0, res.reason(), res.epoch(), res.size(),
-                null, null, null));
+                null, null, null, res.flags()));
     }
 
     private void dispatch(KvsQueue q, NodeRequest r) {

@@ -24,6 +24,11 @@ final class Member {
     boolean lost;
     /** Mutations and write OPENs that were in flight unanswered (then abandoned): they may land later. */
     long uncertain;
+    /**
+     * The copy's server flags it DAMAGED (journal records of it lost at recovery), as of its last
+     * OPEN answer; a CLEAR ends it. Kept only as the only in-sync copy (with an ALARM), else rebuilt.
+     */
+    boolean damaged;
     /** The copy holds the replication record (so a record write is a REPLACE, else a PUT). */
     boolean hasRecord;
     /** Transaction number of the copy after the last answered mutation (exact: set by each OPEN). */
@@ -58,6 +63,7 @@ final class Member {
 
     @Override
     public String toString() {
-        return node + "(" + sync + (lost ? ",lost" : "") + "," + path + (open ? "" : ",opening") + ",txn=" + txn + ")";
+        return node + "(" + sync + (lost ? ",lost" : "") + (damaged ? ",DAMAGED" : "") + "," + path
+                + (open ? "" : ",opening") + ",txn=" + txn + ")";
     }
 }

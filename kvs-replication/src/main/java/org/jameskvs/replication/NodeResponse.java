@@ -3,16 +3,23 @@ package org.jameskvs.replication;
 import org.jameskvs.client.GetResult;
 import org.jameskvs.client.QueueStat;
 import org.jameskvs.client.ReadResult;
+import org.jameskvs.protocol.QueueFlags;
 import org.jameskvs.protocol.Status;
 
 /**
  * A node's answer to a {@link NodeRequest}, fed back into the state machine. {@code txn} is the
  * queue's transaction number after the request (-1 when unknown, e.g. client-side TIMEOUT);
- * {@code value} is the PUT position or PING time; OPEN fills {@code epoch} and {@code size};
- * GET/READ/STAT fill their result.
+ * {@code value} is the PUT position or PING time; OPEN fills {@code epoch}, {@code size} and
+ * {@code flags} (the server's queue flags, {@link QueueFlags}); GET/READ/STAT fill their result.
  */
 public record NodeResponse(long token, Status status, long txn, long value, String reason,
-                           long epoch, long size, GetResult get, ReadResult read, QueueStat stat) {
+                           long epoch, long size, GetResult get, ReadResult read, QueueStat stat, int flags) {
+
+    /** An answer without queue flags (every answer but OPEN's). */
+    public NodeResponse(long token, Status status, long txn, long value, String reason,
+                        long epoch, long size, GetResult get, ReadResult read, QueueStat stat) {
+        this(token, status, txn, value, reason, epoch, size, get, read, stat, 0);
+    }
 
     public static NodeResponse of(long token, Status status, long txn, long value, String reason) {
         return new NodeResponse(token, status, txn, value, reason, 0, 0, null, null, null);
@@ -24,5 +31,13 @@ public record NodeResponse(long token, Status status, long txn, long value, Stri
 
     public boolean isOk() {
         return status == Status.OK;
+    }
+
+    /**
+     * The node's copy is damaged (its server lost journal records of it): OPEN's flags or STAT's.
+     * Its transaction number may still equal an intact copy's, so it is never taken as in sync.
+     */
+    public boolean damaged() {
+        return (flags & QueueFlags.DAMAGED) != 0 || (stat != null && stat.damaged());
     }
 }

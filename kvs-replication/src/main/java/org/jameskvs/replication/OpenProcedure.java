@@ -26,6 +26,12 @@ import java.util.Map;
  * is ahead is the source and the other one is rebuilt (in the background; the queue is usable as
  * soon as the new record is on both write members).</li>
  * </ol>
+ * A copy whose server flags it DAMAGED (journal records of it lost at recovery: it may lack
+ * acknowledged messages or hold deleted ones, with a transaction number that still looks right) is
+ * never the source while an intact in-sync copy answered: it is rebuilt from that one (the rebuild's
+ * CLEAR ends the mark). When every in-sync copy that answered is damaged, the open waits (TIMEOUT)
+ * for a named in-sync copy that did not answer; when there is none, the damaged copy serves, with
+ * an ALARM event naming the queue.
  */
 final class OpenProcedure {
     private final QueueReplica r;
@@ -48,6 +54,8 @@ final class OpenProcedure {
         long probeTxn = -1;
         boolean fenced;
         long fenceTxn;
+        /** The fence OPEN's answer flags the copy DAMAGED (final: nobody else writes to it after the fence). */
+        boolean damaged;
         long wire;
         boolean recordRead;
         MembershipRecord record;
@@ -188,6 +196,7 @@ final class OpenProcedure {
                     p.fenced = true;
                     p.fenceTxn = resp.txn();
                     p.size = resp.size();
+                    p.damaged = resp.damaged();
                 }
                 done(2);
             });
@@ -264,12 +273,18 @@ final class OpenProcedure {
             return;
         }
         if (best == null) {
-            // No record anywhere (created by something else): the biggest copy is the source.
+            // No record anywhere (created by something else): the biggest copy is the source, an
+            // intact one holding messages before any DAMAGED one (fencing may have created empty ones).
             List<Probe> bySize = new ArrayList<>(fenced);
-            bySize.sort(Comparator.comparingLong((Probe p) -> p.size).reversed());
+            bySize.sort(Comparator.comparing((Probe p) -> p.damaged || p.size == 0).thenComparing(
+                    Comparator.comparingLong((Probe p) -> p.size).reversed()));
             if (bySize.isEmpty()) {
                 r.failOpen(Status.TIMEOUT, "no copy answered");
                 return;
+            }
+            if (bySize.get(0).damaged) {
+                r.event("ALARM: every copy holding messages is DAMAGED: served from " + bySize.get(0).node
+                        + " anyway; acknowledged messages may be missing or deleted ones back");
             }
             String target = bySize.size() > 1 ? bySize.get(1).node : null;
             r.opened(epoch, List.of(member(bySize.get(0), SyncState.SYNC)), target, bySize.get(0).size);
@@ -287,6 +302,9 @@ final class OpenProcedure {
         }
         if (candidates.isEmpty()) {
             r.failOpen(Status.TIMEOUT, "no in-sync copy reachable; members " + rec.members());
+            return;
+        }
+        if (!keepIntact(candidates, rec)) {
             return;
         }
         if (candidates.size() == 2 && candidates.stream().allMatch(p -> sameVersion(p.record, rec)) && rec.refSeq() >= 0
@@ -311,6 +329,45 @@ final class OpenProcedure {
             }
         }
         r.opened(epoch, List.of(member(source, SyncState.SYNC)), target, size(source));
+    }
+
+    /**
+     * Drops the DAMAGED copies from the candidate sources when an intact one is among them (the
+     * damaged one is then the rebuild target). When all are damaged: waits (the open fails TIMEOUT)
+     * for an in-sync copy the record names that did not answer, else keeps them with an ALARM.
+     *
+     * @return false when the open failed
+     */
+    private boolean keepIntact(List<Probe> candidates, MembershipRecord rec) {
+        List<Probe> damaged = candidates.stream().filter(p -> p.damaged).toList();
+        if (damaged.isEmpty()) {
+            return true;
+        }
+        if (damaged.size() < candidates.size()) {
+            candidates.removeAll(damaged);
+            r.event("DAMAGED copy on " + nodes(damaged) + " (its server lost journal records of it): not in sync,"
+                    + " rebuilt from " + candidates.get(0).node);
+            return true;
+        }
+        List<String> unheard = new ArrayList<>();
+        for (MembershipRecord.Entry e : rec.members()) {
+            Probe p = probes.get(e.node());
+            if (e.sync() == SyncState.SYNC && (p == null || !p.fenced || !p.recordRead)) {
+                unheard.add(e.node());
+            }
+        }
+        if (!unheard.isEmpty()) {
+            r.failOpen(Status.TIMEOUT, "the in-sync copy on " + nodes(damaged) + " is DAMAGED; waiting for the one on "
+                    + String.join(", ", unheard));
+            return false;
+        }
+        r.event("ALARM: every in-sync copy is DAMAGED (" + nodes(damaged) + "): served anyway; acknowledged"
+                + " messages may be missing or deleted ones back");
+        return true;
+    }
+
+    private static String nodes(List<Probe> probes) {
+        return String.join(", ", probes.stream().map(p -> p.node).toList());
     }
 
     private static boolean sameVersion(MembershipRecord a, MembershipRecord b) {
@@ -343,6 +400,7 @@ final class OpenProcedure {
         m.txn = p.fenceTxn;
         m.predictedTxn = p.fenceTxn;
         m.hasRecord = p.record != null;
+        m.damaged = p.damaged;
         return m;
     }
 }

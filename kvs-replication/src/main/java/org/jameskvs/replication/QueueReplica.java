@@ -359,6 +359,9 @@ public final class QueueReplica {
                 return;
             }
         }
+        if (op.kind == NodeOp.CLEAR && r.isOk()) {
+            m.damaged = false; // the server ends the DAMAGED mark at CLEAR: nothing left depends on lost records
+        }
         switch (op.purpose) {
             case CLIENT -> {
                 if (op.kind.isMutation()) {
@@ -699,6 +702,7 @@ public final class QueueReplica {
         m.openToken = 0;
         boolean tainted = false;
         if (r.isOk()) {
+            m.damaged = r.damaged();
             // The copy must hold everything it answered before, plus this OPEN (a write OPEN at a
             // new generation is journaled: one transaction), plus at most the requests and earlier
             // OPENs that were in flight: fewer means it lost data (restarted without its journal, or
@@ -731,6 +735,18 @@ public final class QueueReplica {
                 flushBacklog(m);
                 markNg(m, why);
                 return;
+            }
+            if (m.damaged && m.sync == SyncState.SYNC) {
+                // Its server lost journal records of it (a node restarted with a damaged journal):
+                // its transaction number may still be right while messages are missing or back.
+                String why = "copy is DAMAGED (its server lost journal records of it)";
+                if (!isOnlyInSyncCopy(m)) {
+                    m.open = true;
+                    markNg(m, why);
+                    return;
+                }
+                event("ALARM: only in-sync copy " + m.node + ": " + why + "; served anyway, acknowledged messages"
+                        + " may be missing or deleted ones back");
             }
             m.open = true;
             m.uncertain = 0;
@@ -1236,7 +1252,8 @@ public final class QueueReplica {
             NetState a = netState(h, m, NodePath.ACTIVE);
             NetState s = netState(h, m, NodePath.STANDBY);
             rows.add(new ManagementTable.Row(name, m.node, a, s, m.sync, m.txn, Epochs.counter(epoch),
-                    m.lost ? "unreachable" : (rebuild != null && rebuild.target == m ? rebuild.progress() : "")));
+                    m.lost ? "unreachable" : (rebuild != null && rebuild.target == m ? rebuild.progress()
+                            : m.damaged ? "DAMAGED" : "")));
             seen.put(m.node, true);
         }
         for (String n : isolated) {

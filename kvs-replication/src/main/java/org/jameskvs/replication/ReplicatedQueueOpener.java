@@ -75,7 +75,11 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
         holder[0] = core;
         this.calls = new CallHandOff(coreThread, core, callbacks, TimeUnit.MILLISECONDS.toNanos(callBackstopMillis));
         core.onEvent(e -> {
-            LOG.info("replication: {}", e);
+            if (e.contains("ALARM") || e.contains("DAMAGED") || e.contains("DATA LOSS")) {
+                LOG.warn("replication: {}", e); // an operator must see these
+            } else {
+                LOG.info("replication: {}", e);
+            }
             eventListeners.forEach(l -> l.accept(e));
         });
         long tick = config.tick().toMillis();

@@ -28,6 +28,10 @@
  * <li>Each copy's transaction number must move by exactly one per applied mutation; a copy that
  * disagrees (or that reopens at a transaction number it cannot have) is NG: isolated, and the queue
  * is re-synchronised onto a copy (CLEAR, then block-wise copy while traffic continues).</li>
+ * <li>A copy its server flags DAMAGED (journal records lost at recovery, see the queue flags in
+ * kvs-protocol) is never taken as in sync, whatever its transaction number: at open, takeover or a
+ * member's reopen it is NG and rebuilt from the intact copy (the rebuild's CLEAR ends the mark).
+ * With no intact copy it is served with an ALARM event; with an intact one away, the open waits.</li>
  * <li>Exactly one outcome per call; futures never complete exceptionally.</li>
  * <li>No split brain: writers are fenced by epochs (see {@code Epochs} and {@code OpenProcedure}).
  * After a takeover completes, no mutation the previous owner issues can be acknowledged.</li>

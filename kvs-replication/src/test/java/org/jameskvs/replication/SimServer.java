@@ -3,6 +3,7 @@ package org.jameskvs.replication;
 import org.jameskvs.client.GetResult;
 import org.jameskvs.client.QueueStat;
 import org.jameskvs.client.ReadResult;
+import org.jameskvs.protocol.QueueFlags;
 import org.jameskvs.protocol.Status;
 import org.jameskvs.protocol.StoredMessage;
 
@@ -57,6 +58,8 @@ final class SimServer {
         String owner = "";
         long txn;
         long nextPos = 1;
+        /** Recovery found records of it lost (the server's DAMAGED queue flag); CLEAR ends it. */
+        boolean damaged;
         final TreeMap<Long, Msg> byPos = new TreeMap<>();
         final Map<String, Msg> byId = new HashMap<>();
 
@@ -86,6 +89,21 @@ final class SimServer {
         if (!keepData) {
             queues.clear();
         }
+    }
+
+    /**
+     * A journal record of a live message lost at recovery (call between crash and restart): the
+     * message is gone, the transaction number stays (the records after it counted it), and the
+     * queue is flagged damaged, as the real server's replay does for a bad record in an older file.
+     */
+    void loseMessage(String queue, String id) {
+        SimQueue q = queues.get(queue);
+        Msg m = q.byId.remove(Ids.key(id.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        if (m == null) {
+            throw new IllegalArgumentException("no message " + id + " in " + queue);
+        }
+        q.byPos.remove(m.position);
+        q.damaged = true;
     }
 
     /** @param handleId handle the client used (0 for OPEN/PING) */
@@ -160,6 +178,7 @@ final class SimServer {
             case CLEAR -> {
                 q.byId.clear();
                 q.byPos.clear();
+                q.damaged = false;
                 q.txn++;
                 return NodeResponse.of(tok, Status.OK, q.txn, 0, null);
             }
@@ -203,7 +222,7 @@ final class SimServer {
                 long first = q.byPos.isEmpty() ? q.nextPos : q.byPos.firstKey();
                 return new NodeResponse(tok, Status.OK, q.txn, 0, null, 0, 0, null, null,
                         new QueueStat(Status.OK, null, q.txn, q.byPos.size(), bytes, first, q.nextPos, earliest, q.epoch,
-                                q.owner));
+                                q.owner, flags(q)));
             }
             default -> throw new IllegalStateException(r.op().toString());
         }
@@ -240,7 +259,12 @@ final class SimServer {
         }
         int handle = nextHandle++;
         handles.computeIfAbsent(conn, c -> new HashMap<>()).put(handle, new Handle(q, write, r.epoch()));
-        return new NodeResponse(r.token(), Status.OK, q.txn, handle, null, q.epoch, q.byPos.size(), null, null, null);
+        return new NodeResponse(r.token(), Status.OK, q.txn, handle, null, q.epoch, q.byPos.size(), null, null, null,
+                flags(q));
+    }
+
+    private static int flags(SimQueue q) {
+        return q.damaged ? QueueFlags.DAMAGED : 0;
     }
 
     private static NodeResponse err(long token, Status s, SimQueue q) {

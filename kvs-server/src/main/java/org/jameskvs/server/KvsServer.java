@@ -4,6 +4,7 @@ import org.jameskvs.server.metrics.PrometheusEndpoint;
 import org.jameskvs.server.metrics.ServerMetrics;
 import org.jameskvs.server.net.NetworkServer;
 import org.jameskvs.server.storage.QueueStore;
+import org.jameskvs.server.storage.StoreConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,8 +28,17 @@ public final class KvsServer implements AutoCloseable {
     }
 
     public static KvsServer start(ServerConfig config) {
+        return start(config, config.storeConfig());
+    }
+
+    /**
+     * Like {@link #start(ServerConfig)} with storage settings of its own: for tests and embedding
+     * that need journal tuning the config file does not offer (a roll cycle and clock that roll
+     * journal files at will).
+     */
+    public static KvsServer start(ServerConfig config, StoreConfig storeConfig) {
         long t0 = System.nanoTime();
-        QueueStore store = QueueStore.open(config.storeConfig());
+        QueueStore store = QueueStore.open(storeConfig);
         LOG.info("journal {} recovered in {} ms: {} queue(s)", config.dataDir(),
                 (System.nanoTime() - t0) / 1_000_000, store.queues().size());
         ServerMetrics metrics = new ServerMetrics();

@@ -8,20 +8,23 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 
-/** Finds and damages journal files the way disks and crashes do (for the fault-injection tests). */
-final class JournalDamage {
+/**
+ * Finds and damages journal files the way disks and crashes do (for the fault-injection tests, and
+ * through the test-jar for other modules' tests of damaged copies).
+ */
+public final class JournalDamage {
     private JournalDamage() {
     }
 
     /** The journal's Chronicle files in a store folder, oldest first. */
-    static List<Path> journalFiles(Path dir) throws IOException {
+    public static List<Path> journalFiles(Path dir) throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
             return s.filter(p -> p.toString().endsWith(".cq4")).sorted().toList();
         }
     }
 
     /** File offset of the first occurrence of a marker. */
-    static long find(Path file, String marker) throws IOException {
+    public static long find(Path file, String marker) throws IOException {
         byte[] all = Files.readAllBytes(file);
         byte[] m = marker.getBytes(StandardCharsets.UTF_8);
         outer:
@@ -37,7 +40,7 @@ final class JournalDamage {
     }
 
     /** File offset of the last occurrence of a marker. */
-    static long findLast(Path file, String marker) throws IOException {
+    public static long findLast(Path file, String marker) throws IOException {
         byte[] all = Files.readAllBytes(file);
         byte[] m = marker.getBytes(StandardCharsets.UTF_8);
         outer:
@@ -53,7 +56,7 @@ final class JournalDamage {
     }
 
     /** Flips one bit of the byte at {@code offset}. */
-    static void flip(Path file, long offset) throws IOException {
+    public static void flip(Path file, long offset) throws IOException {
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
             raf.seek(offset);
             int b = raf.read();
