@@ -116,6 +116,21 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * Lost framing in the middle of a read: the frames before the bad bytes were applied and their
+     * answers wait in {@code pending}. They go out first, after their commit as at the end of any
+     * read, so the client gets every answer in order before the BAD_FRAME that the error handler
+     * writes (found by ServerFuzzTest: the BAD_FRAME came first and the earlier answers never).
+     */
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (pending != null) {
+            channelReadComplete(ctx);
+            server.committer.commitAndFlush();
+        }
+        ctx.fireExceptionCaught(cause);
+    }
+
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (ctx.channel().isWritable()) {
