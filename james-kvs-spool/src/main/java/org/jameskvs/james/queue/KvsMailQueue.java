@@ -45,8 +45,9 @@ import reactor.core.publisher.Mono;
  * first, and how long, depends on the queue ({@link Enqueuer}): an intake queue fails fast (SMTP
  * 4xx), any other queue holds mail already answered 250 and waits for the store.
  *
- * <p>Once the node is fenced ({@link Fencing}: another writer holds its queues) it takes no mail in,
- * hands none out, and {@code done} leaves the mail to the queue's new owner.
+ * <p>Once the node is fenced ({@link Fencing}: another writer holds its queues) it takes no mail in
+ * and hands none out; {@code done} still deletes what it can, and leaves the rest (and every RETRY) in
+ * the queue for its owner, without failing.
  *
  * <p>Dequeued mail stays in the KVS queue until {@code done}: SUCCESS and REJECT delete it; RETRY
  * stores the mail as it is now at the tail of its level, then deletes the old copy (as James's
@@ -187,46 +188,44 @@ public class KvsMailQueue implements ManageableMailQueue {
 
     void complete(KvsMailQueueItem item, MailQueueItem.CompletionStatus status) throws MailQueueException {
         String id = MessageIds.asString(item.id());
-        if (fencing.isFenced()) {
-            leaveForTheQueuesOwner(item);
+        if (fencing.isFenced() && status == MailQueueItem.CompletionStatus.RETRY) {
+            leaveForTheQueuesOwner(item); // its copy in the queue is the retry (a requeue would wait for James to stop)
             return;
         }
+        MailQueueException failure;
         try {
             if (status == MailQueueItem.CompletionStatus.RETRY) {
                 requeue(item);
             }
             Ack ack = Futures.await(levels.queue(item.level()).delete(item.id()), configuration.requestTimeout(), "delete " + id);
-            if (!ack.isOk() && ack.status() != Status.NOT_FOUND) {
-                if (fencing.isFenced()) {
-                    leaveForTheQueuesOwner(item);
-                    return;
-                }
-                // Back to the readers: the mail is handed out again rather than forgotten.
+            if (ack.isOk() || ack.status() == Status.NOT_FOUND) {
+                dequeuedMetric.increment();
                 reader.release(id);
-                reader.rescanAll();
-                throw new MailQueueException("Cannot delete dequeued mail " + item.getMail().getName() + ": "
-                    + ack.status() + " " + ack.reason());
-            }
-            dequeuedMetric.increment();
-            reader.release(id);
-        } catch (MailQueueException | RuntimeException e) {
-            if (fencing.isFenced()) {
-                leaveForTheQueuesOwner(item);
                 return;
             }
-            reader.release(id);
-            reader.rescanAll();
-            throw e instanceof MailQueueException mqe ? mqe
-                : new MailQueueException("Cannot complete mail " + item.getMail().getName() + " in " + name.asString(), e);
+            failure = new MailQueueException("Cannot delete dequeued mail " + item.getMail().getName() + ": "
+                + ack.status() + " " + ack.reason());
+        } catch (MailQueueException e) {
+            failure = e;
+        } catch (RuntimeException e) {
+            failure = new MailQueueException("Cannot complete mail " + item.getMail().getName() + " in " + name.asString(), e);
         }
+        if (fencing.isFenced()) { // the requeue or the delete met the other writer
+            leaveForTheQueuesOwner(item);
+            return;
+        }
+        // Back to the readers: the mail is handed out again rather than forgotten.
+        reader.release(id);
+        reader.rescanAll();
+        throw failure;
     }
 
     /**
-     * This node is fenced: the mail's queue belongs to another writer, which hands the mail out again
-     * (one this node delivered is then delivered twice: at least once). {@code done} returns normally,
-     * so James does nothing more with it (a failed {@code done} makes James re-enqueue the mail, reject
-     * it, or store it in the error repository); the mail stays in flight, so this node's reader never
-     * hands it out again.
+     * This node is fenced and could not complete the mail: its queue belongs to another writer, which
+     * hands the mail out again (one this node delivered is then delivered twice: at least once).
+     * {@code done} returns normally, so James does nothing more with it (a failed {@code done} makes
+     * James re-enqueue the mail, reject it, or store it in the error repository); the mail stays in
+     * flight, so this node's reader never hands it out again.
      */
     private void leaveForTheQueuesOwner(KvsMailQueueItem item) {
         LOGGER.info("Queue {}: mail {} left in the queue for the writer that holds it (this James node is fenced)",
