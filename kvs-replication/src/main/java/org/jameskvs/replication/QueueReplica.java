@@ -44,7 +44,8 @@ import java.util.concurrent.CompletableFuture;
  * <li>Both paths NG: the member is isolated and a replacement (the next healthy node of the group)
  * is rebuilt from the survivor (see {@link Rebuild}). Mutations the survivor applied but the lost
  * copy never answered are acknowledged when that rebuild completes (they are then on two copies),
- * or fail as "outcome unknown" if it does not complete within 5 x {@code requestTimeout}.</li>
+ * or fail as "outcome unknown" if no rebuild starts within 5 x {@code requestTimeout} or the
+ * rebuild stops making progress for that long (a big queue may take longer to copy: they wait).</li>
  * <li>A STALE_EPOCH anywhere means another owner took the queue: the replica is fenced and every
  * later call fails with STALE_EPOCH.</li>
  * </ul>
@@ -497,7 +498,7 @@ public final class QueueReplica {
         if (op.degraded || current < 2) {
             // One copy applied it and the other was lost. The next rebuild copies everything the
             // survivor holds, so the mutation will be on two copies when it completes: the ack
-            // waits for that instead of failing (bounded by parkLimit).
+            // waits for that instead of failing (bounded: see failParked).
             Member survivor = null;
             for (Map.Entry<Member, Status> e : op.effective.entrySet()) {
                 if (members.contains(e.getKey()) && e.getKey().sync == SyncState.SYNC && e.getValue() == Status.OK
@@ -1188,19 +1189,35 @@ public final class QueueReplica {
 
     // ------------------------------------------------------------------ helpers
 
-    /** Parked mutations whose survivor is gone, or that waited too long, fail (outcome unknown). */
+    /**
+     * Parked mutations whose survivor is gone, or that waited too long, fail (outcome unknown). A
+     * rebuild from their survivor that is still making progress is not "too long": when it completes
+     * they are on two copies (a big queue takes longer to copy than 5 request timeouts, and failing
+     * them then would tell the writer "unknown" about mutations that are applied).
+     */
     private void failParked(boolean all, long now, String why) {
-        long limit = core.config.requestTimeout().toNanos() * 5;
+        long limit = parkLimitNanos();
         for (Iterator<ReplicaOp> it = parked.iterator(); it.hasNext(); ) {
             ReplicaOp op = it.next();
             boolean gone = !members.contains(op.parkedOn) || op.parkedOn.lost || op.parkedOn.sync != SyncState.SYNC;
-            if (all || gone || now - op.parkedAt > limit) {
+            boolean copying = rebuild != null && rebuild.source == op.parkedOn && rebuild.progressedWithin(now, limit);
+            if (all || gone || (now - op.parkedAt > limit && !copying)) {
                 it.remove();
                 op.ack.complete(Ack.failed(all ? Status.TIMEOUT : Status.TIMEOUT,
                         "a copy was lost before answering and the queue was not re-replicated in time (" + why
                                 + "): outcome unknown"));
             }
         }
+    }
+
+    /** How long a parked mutation waits for a rebuild to start, or a rebuild's next step. */
+    long parkLimitNanos() {
+        return core.config.requestTimeout().toNanos() * 5;
+    }
+
+    /** A rebuild of this queue made progress within the park limit: calls parked on it may wait. */
+    boolean rebuildProgressing(long now) {
+        return rebuild != null && rebuild.progressedWithin(now, parkLimitNanos());
     }
 
     private static boolean isMutation(ReplicaOp op) {

@@ -67,6 +67,8 @@ final class Rebuild {
     private int outstanding;
     long copied;
     final long startedAt;
+    /** When the source or the target last answered a step of the copy (clock of the core). */
+    private long progressAt;
     private final Set<String> deleted = new HashSet<>();
     private final Map<String, ReplicaOp> replaced = new HashMap<>();
     /** Acks of REPLACEs of not-yet-copied messages, released when the copy completes. */
@@ -77,6 +79,16 @@ final class Rebuild {
         this.source = source;
         this.target = target;
         this.startedAt = replica.core.clock.nanoTime();
+        this.progressAt = startedAt;
+    }
+
+    /** Whether the copy made a step (marker, block, copied message) within {@code limit} of {@code now}. */
+    boolean progressedWithin(long now, long limit) {
+        return now - progressAt <= limit;
+    }
+
+    private void progressed() {
+        progressAt = replica.core.clock.nanoTime();
     }
 
     void start() {
@@ -109,6 +121,7 @@ final class Rebuild {
             replica.markNg(target, "cannot STAT the rebuild source: " + r.status());
             return;
         }
+        progressed();
         awaitingMarker = false;
         long end = r.stat().nextPosition();
         cursor = pass == 1 ? 0 : marker; // a re-append pass covers [previous marker, new marker)
@@ -158,6 +171,7 @@ final class Rebuild {
             replica.markNg(target, "cannot READ the rebuild source: " + r.status());
             return;
         }
+        progressed();
         boolean end = r.read().messages().isEmpty();
         for (StoredMessage m : r.read().messages()) {
             if (m.position() >= marker) {
@@ -205,6 +219,7 @@ final class Rebuild {
             return;
         }
         copied++;
+        progressed();
         next();
     }
 

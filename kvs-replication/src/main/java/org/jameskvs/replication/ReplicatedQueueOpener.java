@@ -38,8 +38,9 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
     /**
      * The longest a client call may wait for its outcome: past it, the call completes as TIMEOUT
      * (outcome unknown) whatever the state machine does. The state machine's own limit is 5 request
-     * timeouts; this backstop (6) keeps the "exactly one outcome per call" promise even if it loses
-     * track of an operation (seen once under extreme machine load right after a reclaim).
+     * timeouts (longer only for mutations parked on a rebuild that is making progress: the backstop
+     * waits while one is); this backstop (6) keeps the "exactly one outcome per call" promise even if
+     * it loses track of an operation (seen once under extreme machine load right after a reclaim).
      */
     private final long callBackstopMillis;
     private final EventLoopGroup coreGroup;

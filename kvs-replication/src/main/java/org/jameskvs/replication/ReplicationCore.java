@@ -305,6 +305,20 @@ public final class ReplicationCore {
 
     private final List<Peek> peeks = new ArrayList<>();
 
+    /**
+     * Whether a rebuild of some queue is making progress: mutations parked on it wait until it
+     * completes (see {@code QueueReplica.failParked}), so the adapter's backstop waits too.
+     */
+    boolean rebuildProgressing() {
+        long now = clock.nanoTime();
+        for (QueueReplica r : replicas.values()) {
+            if (r.rebuildProgressing(now)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public boolean nodeUp(String node) {
         return health(node).up();
     }

@@ -15,8 +15,9 @@
  * {@link org.jameskvs.replication.ReplicatedQueue}, {@code KvsNodeTransport}, {@code CallHandOff}):
  * real KvsClient connections (two per node: active and standby path) and the state machine on one
  * Netty event loop, the real clock; callers' outcomes handed to one callback thread in batches, in
- * the order the state machine produced them, with a backstop (6 request timeouts) that gives a call
- * the "unknown" outcome if the state machine ever gives none. Hot-path structures: {@code TokenTable}
+ * the order the state machine produced them, with a backstop (6 request timeouts, longer while a
+ * rebuild makes progress: mutations parked on it wait) that gives a call the "unknown" outcome if
+ * the state machine ever gives none. Hot-path structures: {@code TokenTable}
  * (answers by token), {@code MemberMap} (per-mutation answers). Configuration:
  * {@link org.jameskvs.replication.ReplicationConfig}.</li>
  * </ul>

@@ -57,7 +57,7 @@ class ActivePathCutTest {
         if (busy) {
             load.awaitAcknowledged(200, EVENT_WAIT);
         }
-        fail(fault, true);
+        breakPath(fault, true);
         String switched = cluster.awaitEvent(mark, e -> e.contains("kvs1 reopened on STANDBY") || isolationOrWorse(e),
                 EVENT_WAIT, "kvs1 reopened on its standby path (or worse)");
         assertThat(switched).contains("kvs1 reopened on STANDBY");
@@ -67,7 +67,7 @@ class ActivePathCutTest {
             putBatch(queues, "switched-", 100);
         }
         int mended = cluster.events.size();
-        fail(fault, false);
+        breakPath(fault, false);
         cluster.awaitEvent(mended, e -> e.contains("kvs1/ACTIVE READY again"), EVENT_WAIT, "kvs1's active path back");
         if (busy) {
             load.awaitAcknowledged(load.acknowledged() + 200, EVENT_WAIT);
@@ -97,7 +97,7 @@ class ActivePathCutTest {
                 || e.contains("DATA LOSS") || e.contains("reclaiming") || e.contains("fenced");
     }
 
-    private void fail(Fault fault, boolean on) {
+    private void breakPath(Fault fault, boolean on) {
         switch (fault) {
             case FROZEN -> cluster.freeze("kvs1", NodePath.ACTIVE, on);
             case CUT -> cluster.cut("kvs1", NodePath.ACTIVE, on);

@@ -5,6 +5,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -38,6 +40,18 @@ class CatchUpTimeTest {
         }
     }
 
+    /** CPU time so far (ns) of the two servers, the adapter's event loop thread and this JVM, and the wall clock. */
+    private record CpuSample(long wall, long source, long target, long adapter, long jvm) {
+    }
+
+    private CpuSample cpu() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long adapter = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("kvs-replication"))
+                .mapToLong(t -> threads.getThreadCpuTime(t.getId())).sum();
+        long jvm = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        return new CpuSample(System.nanoTime(), cluster.cpu("kvs1").toNanos(), cluster.cpu("kvs3").toNanos(), adapter, jvm);
+    }
+
     @Test
     void aCopyThatMissedTheBacklogCatchesUp() throws Exception {
         int messages = Integer.getInteger("replication.catchup.messages", 100_000);
@@ -52,13 +66,21 @@ class CatchUpTimeTest {
         long killedAt = System.nanoTime();
         cluster.kill9("kvs2");
         int started = cluster.awaitEventIndex(mark, e -> e.equals(Q + ": rebuild kvs3 from kvs1"), settle, "rebuild of kvs3 started");
+        CpuSample before = cpu();
         int done = cluster.awaitEventIndex(started, e -> e.startsWith(Q + ": rebuild of kvs3 done"), settle, "rebuild of kvs3 done");
+        CpuSample after = cpu();
         long copyNanos = cluster.eventNanos(done) - cluster.eventNanos(started);
         long fromKill = cluster.eventNanos(done) - killedAt;
         System.out.printf("catch-up: a copy that missed %,d x %d B caught up in %d ms (rebuild started -> done: "
                         + "%,.0f messages/s, %.1f MB/s); %d ms from the kill -9 (detection included); %s%n",
                 messages, BODY, copyNanos / 1_000_000, messages / (copyNanos / 1e9),
                 (double) messages * BODY / (1 << 20) / (copyNanos / 1e9), fromKill / 1_000_000, cluster.events.get(done));
+
+        // Where the copy's time goes: CPU used meanwhile (sampled when the test saw each event).
+        System.out.printf("catch-up CPU over %d ms: source kvs1 %d ms, target kvs3 %d ms, adapter thread %d ms, "
+                        + "test JVM %d ms (2 cores, shared)%n", (after.wall - before.wall) / 1_000_000,
+                (after.source - before.source) / 1_000_000, (after.target - before.target) / 1_000_000,
+                (after.adapter - before.adapter) / 1_000_000, (after.jvm - before.jvm) / 1_000_000);
 
         assertThat(cluster.awaitTwoSyncCopies(Q, settle)).containsExactlyInAnyOrder("kvs1", "kvs3");
         for (String node : List.of("kvs1", "kvs3")) {

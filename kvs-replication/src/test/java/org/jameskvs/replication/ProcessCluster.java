@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -70,6 +71,12 @@ final class ProcessCluster extends ClusterRig {
                 Files.delete(p);
             }
         }
+    }
+
+    /** CPU time the node's server process has used so far (user + system). */
+    Duration cpu(String node) {
+        return ProcessHandle.of(processes.get(node).pid()).flatMap(h -> h.info().totalCpuDuration())
+                .orElseThrow(() -> new IllegalStateException("no CPU time for " + node));
     }
 
     @Override

@@ -295,4 +295,45 @@ class ReplicationScenarioTest {
             assertThat(liveOn(c, n)).as("messages on " + n).isEqualTo(20);
         }
     }
+
+    @Test
+    void putsInFlightWhenACopyIsLostWaitForALongRebuildInsteadOfTimingOut() {
+        SimCluster c = cluster(11);
+        c.world.breakProbability = 0; // one fault: the loss of one copy's node
+        SimCluster.Writer w = openFirst(c);
+        // A queue that takes longer to copy (7 messages per block) than the 5 request timeouts
+        // (10 s) a mutation may wait for a rebuild to start.
+        int backlog = 20_000;
+        for (int i = 0; i < backlog; i += 500) {
+            List<CompletableFuture<Ack>> batch = new ArrayList<>();
+            for (int j = i; j < i + 500; j++) {
+                batch.add(w.core.put(w.replica, ("b" + j).getBytes(), 0, 0, new byte[0], new byte[1]));
+            }
+            for (CompletableFuture<Ack> f : batch) {
+                Ack a = c.await(f, 30_000);
+                assertThat(a.isOk()).as(a + "\n" + c.tail()).isTrue();
+            }
+        }
+        List<CompletableFuture<Ack>> inFlight = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            inFlight.add(w.core.put(w.replica, ("late" + i).getBytes(), 0, 0, new byte[0], new byte[1]));
+        }
+        String lost = w.replica.syncNodes().get(1);
+        long crashedAt = c.world.now;
+        c.world.crash(lost);
+        // Applied on the survivor, not answered by the lost copy: acknowledged once the rebuild has
+        // put them on a second copy (they ended TIMEOUT, "outcome unknown", after 10 s before).
+        for (CompletableFuture<Ack> f : inFlight) {
+            Ack a = c.await(f, 300_000);
+            assertThat(a.isOk()).as(a + "\n" + c.tail()).isTrue();
+        }
+        long waited = (c.world.now - crashedAt) / SimCluster.MS;
+        System.out.println("puts in flight at the loss of " + lost + " acknowledged after " + waited + " ms (virtual)");
+        assertThat(waited).as("the rebuild outlasted the 10 s a parked mutation used to wait").isGreaterThan(10_000);
+        c.run(1_000);
+        assertThat(w.replica.syncNodes()).hasSize(2).doesNotContain(lost);
+        for (String n : w.replica.syncNodes()) {
+            assertThat(liveOn(c, n)).as("messages on " + n).isEqualTo(backlog + 20);
+        }
+    }
 }
