@@ -133,7 +133,7 @@ public class KvsMailQueue implements ManageableMailQueue {
         return enqueuer.store(mail.getName(), MessageIds.newId(), level, notBefore, body)
             .thenAccept(ack -> {
                 if (ack.status() == Status.FRAME_TOO_LARGE) {
-                    throw new CompletionException(tooLarge(mail, "refused by the KVS server: " + ack.reason()
+                    throw new CompletionException(tooLarge(mail, "refused by the KVS server: " + ack.status() + " " + ack.reason()
                         + " (its frame.maxBytes is below kvs-spool's frameMaxBytes " + configuration.frameMaxBytes() + ")"));
                 }
                 if (!ack.isOk()) {
