@@ -76,7 +76,7 @@ public final class BenchmarkReport {
         md.append('\n');
         int seconds = quick ? 3 : 10;
         List<LatencyReport.Row> lat = LatencyReport.run(List.of("kvs", "kvs-2copies", "redis-aof"),
-                new int[]{10, 50, 80}, seconds, quick ? 1 : 3, quick ? 3 : 5, 1024, Map.of());
+                new int[]{10, 50, 80}, seconds, quick ? 1 : 3, quick ? 3 : 10, quick ? 3 : 5, 1024, Map.of());
         md.append(LatencyReport.markdown(lat, 1024, seconds));
         System.out.println();
         System.out.println(md);

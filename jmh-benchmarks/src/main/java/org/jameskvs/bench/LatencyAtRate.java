@@ -37,11 +37,13 @@ public final class LatencyAtRate {
      * @param okLate        stores acknowledged OK after the window (latency samples, not rate)
      * @param storeFailures stores answered with anything but OK, or not answered
      * @param failures      failure kind -> count and an example (stores and deletes)
+     * @param sendLag       how late the sender itself sent each transaction after its intended time
+     *                      (part of the latency that is the client's own scheduling, not the target's)
      * @param slowEpisodes  when the acks slower than 2 ms came (worst episodes first)
      */
     public record Result(int offeredRate, long offered, long sent, double windowSeconds, long okInWindow, long okLate,
                          long storeFailures, long deleteFailures, Map<String, String> failures, Histogram latency,
-                         int slowAcks, List<String> slowEpisodes) {
+                         Histogram sendLag, int slowAcks, List<String> slowEpisodes) {
         public double achievedRate() {
             return okInWindow / windowSeconds;
         }
@@ -79,6 +81,7 @@ public final class LatencyAtRate {
         long sendDeadline = windowEnd + TimeUnit.SECONDS.toNanos(Math.max(2, seconds));
         SlowRequests slow = new SlowRequests(SLOW_NANOS, 100_000);
         AckTally tally = new AckTally(windowEnd, slow);
+        Histogram sendLag = new Histogram(3);
         long sent = 0;
         while (sent < offered) {
             long now = System.nanoTime();
@@ -93,6 +96,7 @@ public final class LatencyAtRate {
             }
             for (; sent < due; sent++) {
                 long intended = start + (long) (sent * intervalNanos);
+                sendLag.recordValue(Math.max(0, now - intended));
                 byte[] id = (idPrefix + sent).getBytes(StandardCharsets.US_ASCII);
                 target.store(id, body).thenAccept(f -> tally.store(intended, f));
                 target.delete(id).thenAccept(tally::delete);
@@ -116,7 +120,7 @@ public final class LatencyAtRate {
         // An unanswered store counts as a failed one (a store's answer comes before its delete's).
         long storesUnanswered = Math.max(0, sent - tally.okInWindow() - tally.okLate() - tally.storeFailures());
         return new Result(rate, offered, sent, seconds, tally.okInWindow(), tally.okLate(),
-                tally.storeFailures() + storesUnanswered, tally.deleteFailures(), failures, tally.latencies(),
+                tally.storeFailures() + storesUnanswered, tally.deleteFailures(), failures, tally.latencies(), sendLag,
                 slow.count(), slow.episodes(5));
     }
 }

@@ -12,8 +12,9 @@ import java.util.Map;
 
 /**
  * Store-ack latency at 10 %, 50 % and 80 % of each target's maximum rate, in one run, one target
- * after the other: start the target's server process(es), measure its max (closed loop, or take it
- * from {@code --max}), then for each fraction warm up at that rate and measure ({@link LatencyAtRate}:
+ * after the other: start the target's server process(es), warm up closed loop (so the JIT has compiled
+ * the hot paths of client and servers before anything is timed), measure its max (closed loop, or take
+ * it from {@code --max}), then for each fraction warm up at that rate and measure ({@link LatencyAtRate}:
  * open loop, coordinated omission corrected, every ack's status checked). Prints one table (p50, p90,
  * p99, p99.9, max, achieved rate, errors, load average) and, per row, its failures and its worst
  * slow-ack episodes (with UTC times, to line up with server logs and JFR recordings).
@@ -21,7 +22,7 @@ import java.util.Map;
  * java --add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED \
  *      -cp jmh-benchmarks/target/benchmarks.jar org.jameskvs.bench.LatencyReport \
  *      [--targets kvs,kvs-2copies,redis-aof] [--percents 10,50,80] [--seconds 10] [--warmup 3] \
- *      [--max-seconds 5] [--size 1024] [--max kvs=300000,...] [--out report/latency.md]
+ *      [--jit-warmup 10] [--max-seconds 5] [--size 1024] [--max kvs=300000,...] [--out report/latency.md]
  * </pre>
  * Targets: see {@link StoreDeleteTarget#create}. Every loop is bounded (see {@link LatencyAtRate}).
  */
@@ -41,6 +42,7 @@ public final class LatencyReport {
         int seconds = Integer.parseInt(opts.getOrDefault("seconds", "10"));
         int warmup = Integer.parseInt(opts.getOrDefault("warmup", "3"));
         int maxSeconds = Integer.parseInt(opts.getOrDefault("max-seconds", "5"));
+        int jitWarmup = Integer.parseInt(opts.getOrDefault("jit-warmup", "10"));
         int size = Integer.parseInt(opts.getOrDefault("size", "1024"));
         Map<String, Double> givenMax = new LinkedHashMap<>();
         if (opts.containsKey("max")) {
@@ -50,7 +52,7 @@ public final class LatencyReport {
             }
         }
         Instant started = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-        List<Row> rows = run(targets, percents, seconds, warmup, maxSeconds, size, givenMax);
+        List<Row> rows = run(targets, percents, seconds, warmup, jitWarmup, maxSeconds, size, givenMax);
         String md = markdown(rows, size, seconds);
         System.out.println();
         System.out.println(md);
@@ -67,17 +69,18 @@ public final class LatencyReport {
     }
 
     /** Measures every target at every fraction of its max; the suite behind this report and {@link BenchmarkReport}. */
-    public static List<Row> run(List<String> targets, int[] percents, int seconds, int warmup, int maxSeconds, int size,
-                                Map<String, Double> givenMax) throws Exception {
+    public static List<Row> run(List<String> targets, int[] percents, int seconds, int warmup, int jitWarmup,
+                                int maxSeconds, int size, Map<String, Double> givenMax) throws Exception {
         byte[] body = new byte[size];
         Arrays.fill(body, (byte) 'y');
         List<Row> rows = new ArrayList<>();
         for (String name : targets) {
             StoreDeleteTarget.durability(name); // an unknown name fails before anything starts
             try (StoreDeleteTarget target = StoreDeleteTarget.create(name)) {
+                MaxRate.drive(target, body, "jit-", jitWarmup);
                 String load = LoadAverage.oneMinute();
                 double max = givenMax.containsKey(name) ? givenMax.get(name)
-                        : MaxRate.measure(target, body, "max-", Math.min(3, maxSeconds), maxSeconds);
+                        : MaxRate.measure(target, body, "max-", 1, maxSeconds);
                 System.out.printf("%s: max %,.0f tx/s (%s; load %s)%n", name, max,
                         givenMax.containsKey(name) ? "given" : "measured", load);
                 for (int percent : percents) {
@@ -99,6 +102,8 @@ public final class LatencyReport {
                     rows.add(row);
                     System.out.println("  " + line(row));
                     meters.forEach(m -> System.out.println("    " + m));
+                    System.out.printf("    sender lateness p99 %.2f ms, max %.1f ms%n", r.sendLag().getValueAtPercentile(99) / 1e6,
+                            r.sendLag().getMaxValue() / 1e6);
                     r.slowEpisodes().forEach(e -> System.out.println("    " + e));
                 }
             }
@@ -118,10 +123,13 @@ public final class LatencyReport {
         for (Row row : rows) {
             md.append("| ").append(line(row)).append(" |\n");
         }
+        md.append(comparison(rows));
         StringBuilder notes = new StringBuilder();
         for (Row row : rows) {
             LatencyAtRate.Result r = row.result();
-            notes.append(String.format("- %s at %d %%: %,d acks over 2 ms", row.target(), row.percent(), r.slowAcks()));
+            notes.append(String.format("- %s at %d %%: %,d acks over 2 ms; the sender's own lateness p99 %.2f ms, max %.1f ms",
+                    row.target(), row.percent(), r.slowAcks(), r.sendLag().getValueAtPercentile(99) / 1e6,
+                    r.sendLag().getMaxValue() / 1e6));
             r.failures().forEach((k, v) -> notes.append("; ").append(k).append(": ").append(v));
             notes.append('\n');
             row.serverMeters().forEach(m -> notes.append("  - ").append(m).append('\n'));
@@ -130,6 +138,26 @@ public final class LatencyReport {
         md.append("\nPer row: failures by kind, the KVS servers' own meters over the row (I/O thread time in blocks "
                 + "and group commits, GC pauses), and the worst slow-ack episodes (UTC):\n\n").append(notes);
         return md.toString();
+    }
+
+    /** p99 of each KVS target against Redis AOF everysec's at the same fraction of each one's own max. */
+    private static String comparison(List<Row> rows) {
+        Map<Integer, Row> redis = new LinkedHashMap<>();
+        rows.stream().filter(r -> r.target().equals("redis-aof")).forEach(r -> redis.put(r.percent(), r));
+        StringBuilder out = new StringBuilder();
+        for (Row row : rows) {
+            Row base = redis.get(row.percent());
+            if (base == null || !row.target().startsWith("kvs")) {
+                continue;
+            }
+            double kvs = row.result().percentileMillis(99);
+            double aof = base.result().percentileMillis(99);
+            boolean cleanRows = row.result().errors() == 0 && base.result().errors() == 0;
+            out.append(String.format("| %s | %d %% | %.2f | %.2f | %s |%n", row.target(), row.percent(), kvs, aof,
+                    !cleanRows ? "- (errors)" : kvs < aof ? "yes" : "no"));
+        }
+        return out.isEmpty() ? "" : "\n| target | % of max | p99 ms | redis-aof p99 ms (same %) | below Redis AOF |\n"
+                + "|---|---:|---:|---:|---|\n" + out;
     }
 
     private static String line(Row row) {

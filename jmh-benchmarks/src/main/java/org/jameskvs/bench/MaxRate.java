@@ -21,21 +21,21 @@ public final class MaxRate {
      */
     public static double measure(StoreDeleteTarget target, byte[] body, String idPrefix, int warmupSeconds,
                                  int seconds) throws Exception {
-        long[] round = {0};
-        drive(target, body, idPrefix, round, warmupSeconds);
+        drive(target, body, idPrefix + "w-", warmupSeconds);
         long t0 = System.nanoTime();
-        long ok = drive(target, body, idPrefix, round, seconds);
+        long ok = drive(target, body, idPrefix, seconds);
         return ok / ((System.nanoTime() - t0) / 1e9);
     }
 
-    private static long drive(StoreDeleteTarget target, byte[] body, String idPrefix, long[] round, int seconds)
-            throws Exception {
+    /** Runs batches back to back for {@code seconds} (a warm-up: the JIT compiles the hot paths of client and servers); @return transactions that succeeded. */
+    static long drive(StoreDeleteTarget target, byte[] body, String idPrefix, int seconds) throws Exception {
+        long round = 0;
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         byte[][] ids = new byte[BATCH][];
         long ok = 0;
         long failed = 0;
         while (System.nanoTime() < end) {
-            long r = round[0]++;
+            long r = round++;
             for (int i = 0; i < BATCH; i++) {
                 ids[i] = (idPrefix + r + "-" + i).getBytes(StandardCharsets.US_ASCII);
             }

@@ -73,6 +73,7 @@ final class Journal implements AutoCloseable {
     /** The file the last record went to, for {@link #fileForCycle}'s fast path. */
     private CycleFile lastWritten;
     private final JournalPageWarmer warmer;
+    private final DeadFileRemover remover;
     /** The chunk of Chronicle's mapping published to the warmer (reserved by {@link #WARMER}), and where it lies. */
     private MappedBytesStore publishedStore;
     private WriterMapping publishedMapping;
@@ -92,10 +93,12 @@ final class Journal implements AutoCloseable {
                 ? new JournalPageWarmer(t.warmAheadBytes(), "kvs-journal-warmer-" + config.directory().getFileName(),
                         config.fsyncPolicy() == FsyncPolicy.NONE)
                 : null;
+        this.remover = new DeadFileRemover("kvs-journal-remover-" + config.directory().getFileName());
     }
 
     static Journal open(StoreConfig config) throws IOException {
         Files.createDirectories(config.directory());
+        DeadFileRemover.removeLeftovers(config.directory());
         return new Journal(config);
     }
 
@@ -588,11 +591,12 @@ final class Journal implements AutoCloseable {
     /**
      * Deletes a cycle file (the caller checked nothing live is in it) and tells Chronicle. The open
      * block is closed first: it may hold the COPY records that made the file's messages movable.
+     * The file leaves the journal at once; its space is freed by {@link DeadFileRemover}'s thread.
      */
     void delete(CycleFile f) throws IOException, JournalException {
         endBlock();
         f.closeChannel();
-        Files.deleteIfExists(f.path);
+        remover.remove(f.path);
         byCycle.remove(f.cycle);
         byNo.set(f.fileNo, null);
         usedBytes -= f.end;
@@ -646,5 +650,6 @@ final class Journal implements AutoCloseable {
             appender.close();
         }
         queue.close();
+        remover.close();
     }
 }
