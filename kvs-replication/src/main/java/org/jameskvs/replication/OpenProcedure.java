@@ -307,6 +307,24 @@ final class OpenProcedure {
         if (!keepIntact(candidates, rec)) {
             return;
         }
+        // One in-sync copy alone is the source only when the other one named by the record is known
+        // down. A copy's transaction number cannot show that it lost a suffix (a truncated journal
+        // replays as an earlier, consistent state), so while the other node may still answer (its
+        // probe missed, e.g. its connection came up after the probe went out) the open waits for it:
+        // found by ProcessFaultsTest, where an owner opening 30 ms before its link to the intact node
+        // was up rebuilt the third node from the truncated copy and lost 1,217 acknowledged puts.
+        if (candidates.size() == 1) {
+            for (MembershipRecord.Entry e : rec.members()) {
+                Probe other = probes.get(e.node());
+                boolean answered = other != null && other.fenced;
+                if (e.sync() == SyncState.SYNC && !e.node().equals(candidates.get(0).node) && !answered
+                        && r.core.health(e.node()).up()) {
+                    r.failOpen(Status.TIMEOUT, "waiting for the in-sync copy on " + e.node()
+                            + " (not known down; the copy on " + candidates.get(0).node + " alone may lack its last writes)");
+                    return;
+                }
+            }
+        }
         if (candidates.size() == 2 && candidates.stream().allMatch(p -> sameVersion(p.record, rec)) && rec.refSeq() >= 0
                 && candidates.stream().allMatch(p -> noOpenSinceRecord(p, rec))
                 && candidates.get(0).size == candidates.get(1).size
