@@ -1,5 +1,7 @@
 package org.jameskvs.server;
 
+import org.jameskvs.server.storage.JournalDamage;
+
 import io.netty.buffer.ByteBuf;
 import org.jameskvs.protocol.OpenMode;
 import org.jameskvs.protocol.Opcode;
@@ -62,7 +64,7 @@ class DamagedQueueServerTest {
         try (Stream<Path> files = Files.list(dir)) {
             journal = files.filter(p -> p.toString().endsWith(".cq4")).findFirst().orElseThrow();
         }
-        flipBit(journal, indexOf(journal, "<BODY-5>") + 100);
+        JournalDamage.flip(journal, JournalDamage.find(journal, "<BODY-5>") + 100);
 
         int metricsPort = ServerProcessPorts.free();
         try (KvsServer server = KvsServer.start(config(metricsPort));
@@ -101,29 +103,5 @@ class DamagedQueueServerTest {
     private static String scrape(int port) throws Exception {
         return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
                 .build(), HttpResponse.BodyHandlers.ofString()).body();
-    }
-
-    private static long indexOf(Path file, String marker) throws IOException {
-        byte[] all = Files.readAllBytes(file);
-        byte[] m = marker.getBytes(StandardCharsets.UTF_8);
-        outer:
-        for (int i = 0; i <= all.length - m.length; i++) {
-            for (int j = 0; j < m.length; j++) {
-                if (all[i + j] != m[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        throw new AssertionError("marker not found: " + marker);
-    }
-
-    private static void flipBit(Path file, long offset) throws IOException {
-        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
-            raf.seek(offset);
-            int b = raf.read();
-            raf.seek(offset);
-            raf.write(b ^ 0x10);
-        }
     }
 }
