@@ -1,7 +1,5 @@
 package org.jameskvs.server;
 
-import org.jameskvs.server.storage.JournalDamage;
-
 import io.netty.buffer.ByteBuf;
 import org.jameskvs.protocol.OpenMode;
 import org.jameskvs.protocol.Opcode;
@@ -9,16 +7,15 @@ import org.jameskvs.protocol.QueueFlags;
 import org.jameskvs.protocol.Requests;
 import org.jameskvs.protocol.Status;
 import org.jameskvs.protocol.Wire;
+import org.jameskvs.server.storage.JournalDamage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
