@@ -41,6 +41,16 @@ public interface KvsQueue extends AutoCloseable {
 
     CompletableFuture<Ack> clear();
 
+    /**
+     * REBASE: this copy was rebuilt from another one and takes over that copy's last seq and digest
+     * (see the protocol's package doc). Only a single server's queue has it; others answer
+     * {@code UNKNOWN_OPCODE}.
+     */
+    default CompletableFuture<Ack> rebase(long lastSeq, long digest) {
+        return CompletableFuture.completedFuture(Ack.failed(org.jameskvs.protocol.Status.UNKNOWN_OPCODE,
+                "REBASE is for one server's copy of a queue"));
+    }
+
     CompletableFuture<Ack> drop();
 
     /** Releases the handle on the server (the queue and its messages stay). */

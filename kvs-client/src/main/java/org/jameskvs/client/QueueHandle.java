@@ -145,6 +145,12 @@ final class QueueHandle implements KvsQueue {
     }
 
     @Override
+    public CompletableFuture<Ack> rebase(long lastSeq, long digest) {
+        return call(Opcode.REBASE, HEADER_HINT, (out, seq, h) -> Requests.rebase(out, seq, h, lastSeq, digest),
+                ResultDecoders.ACK);
+    }
+
+    @Override
     public CompletableFuture<Ack> clear() {
         return call(Opcode.CLEAR, HEADER_HINT, (out, seq, h) -> Requests.empty(out, Opcode.CLEAR, seq, h), ResultDecoders.ACK);
     }

@@ -70,6 +70,13 @@ public final class Requests {
         Frames.finishFrame(out, start);
     }
 
+    public static void rebase(ByteBuf out, long seq, int handle, long lastSeq, long digest) {
+        int start = Frames.beginRequest(out, Opcode.REBASE, seq, handle);
+        out.writeLong(lastSeq);
+        out.writeLong(digest);
+        Frames.finishFrame(out, start);
+    }
+
     /** STAT, LIST, CLEAR, DROP, PING, CLOSE: a header and no payload. */
     public static void empty(ByteBuf out, Opcode op, long seq, int handle) {
         int start = Frames.beginRequest(out, op, seq, handle);

@@ -174,7 +174,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
             }
         }
         sink.accept(new NodeResponse(r.token(), res.status(), res.txn(), 0, res.reason(), res.epoch(), res.size(),
-                null, null, null, res.flags()));
+                null, null, null, res.flags(), res.lastSeq(), res.digest()));
     }
 
     private void dispatch(KvsQueue q, NodeRequest r) {
@@ -186,6 +186,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
             case DELETE -> q.delete(r.id()).thenAccept(a -> answer(ack(tok, a)));
             case REPLACE -> q.replace(r.id(), r.priority(), r.notBefore(), r.state()).thenAccept(a -> answer(ack(tok, a)));
             case CLEAR -> q.clear().thenAccept(a -> answer(ack(tok, a)));
+            case REBASE -> q.rebase(r.fromPosition(), r.readyBefore()).thenAccept(a -> answer(ack(tok, a)));
             case GET -> q.get(r.id()).thenAccept((GetResult g) -> answer(new NodeResponse(tok, g.status(), g.txn(), 0,
                     g.reason(), 0, 0, g, null, null)));
             case READ -> q.read(r.fromPosition(), r.maxCount(), r.maxBytes(), r.readyBefore()).thenAccept((ReadResult rr) ->

@@ -9,6 +9,7 @@ package org.jameskvs.replication;
  *
  * @param epoch   OPEN only: the wire epoch
  * @param owner   OPEN only: the owner name stored with the queue
+ * @param fromPosition READ: the first position; REBASE: the seq (and {@code readyBefore} the digest)
  * @param viaReadHandle use the handle of the latest OPEN_READ instead of the write handle (probing)
  */
 public record NodeRequest(long token, String node, NodePath path, String queue, NodeOp op,

@@ -433,6 +433,11 @@ public final class QueueReplica {
                     rebuild.onCopied(eff);
                 }
             }
+            case REBASE -> {
+                if (!r.isOk() && members.contains(m)) {
+                    markNg(m, "rebase refused: " + r.status());
+                }
+            }
         }
     }
 
@@ -1170,6 +1175,10 @@ public final class QueueReplica {
         }
         rebuild = null;
         r.target.sync = SyncState.SYNC;
+        ReplicaOp rebase = r.rebaseOp();
+        if (rebase != null) {
+            sendTo(r.target, rebase, false); // ahead of the held mutations: the same ones then follow on both copies
+        }
         releaseHeld(r.target);
         for (ReplicaOp op : r.deferred) {
             op.ack.complete(op.deferredAck);

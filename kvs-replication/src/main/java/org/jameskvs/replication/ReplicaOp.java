@@ -27,7 +27,9 @@ final class ReplicaOp {
         /** one READ block from the rebuild source */
         COPY_READ,
         /** one message copied to the rebuild target */
-        COPY
+        COPY,
+        /** the rebuild target takes over the source's seq and digest (read at the last marker) */
+        REBASE
     }
 
     final NodeOp kind;

@@ -57,6 +57,9 @@ final class SimServer {
         long epoch;
         String owner = "";
         long txn;
+        /** Data mutations applied and their rolling digest, as the real server's QueueDigest (another fold, same inputs). */
+        long seq;
+        long digest;
         long nextPos = 1;
         /** Recovery found records of it lost (the server's DAMAGED queue flag); CLEAR ends it. */
         boolean damaged;
@@ -65,6 +68,20 @@ final class SimServer {
 
         SimQueue(String name) {
             this.name = name;
+        }
+
+        void applied(int op, byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
+            seq++;
+            long content = java.util.Objects.hash(priority, notBefore, java.util.Arrays.hashCode(state),
+                    java.util.Arrays.hashCode(body));
+            digest = mix(mix(digest ^ seq * 0x9E3779B97F4A7C15L) + op) ^ ((long) java.util.Arrays.hashCode(id) << 32 | content & 0xFFFFFFFFL);
+            digest = mix(digest);
+        }
+
+        private static long mix(long z) {
+            z = (z ^ (z >>> 33)) * 0xFF51AFD7ED558CCDL;
+            z = (z ^ (z >>> 33)) * 0xC4CEB9FE1A85EC53L;
+            return z ^ (z >>> 33);
         }
     }
 
@@ -104,6 +121,22 @@ final class SimServer {
         }
         q.byPos.remove(m.position);
         q.damaged = true;
+        q.seq--; // replay folds the records it has: one mutation fewer, another digest from there on
+        q.digest = ~q.digest * 31;
+    }
+
+    /**
+     * A REPLACE record lost at recovery and seen by no replay check (say the first record of the
+     * oldest journal file kept): the message has its older state back, the transaction number and
+     * the size are unchanged, no DAMAGED flag; only the seq (one mutation fewer replayed) and the
+     * digest show it, as the real server's replay computes them.
+     */
+    void loseReplaceUnflagged(String queue, String id, byte[] olderState) {
+        SimQueue q = queues.get(queue);
+        Msg m = q.byId.get(Ids.key(id.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        m.state = olderState;
+        q.seq--;
+        q.digest = ~q.digest * 31;
     }
 
     /** @param handleId handle the client used (0 for OPEN/PING) */
@@ -141,6 +174,7 @@ final class SimServer {
                 q.byPos.put(m.position, m);
                 q.byId.put(key, m);
                 q.txn++;
+                q.applied(2, r.id(), r.priority(), r.notBefore(), r.state(), r.body());
                 return NodeResponse.of(tok, Status.OK, q.txn, m.position, null);
             }
             case PUT_REPLACING -> {
@@ -153,6 +187,7 @@ final class SimServer {
                 q.byPos.put(m.position, m);
                 q.byId.put(key, m);
                 q.txn++;
+                q.applied(2, r.id(), r.priority(), r.notBefore(), r.state(), r.body());
                 return NodeResponse.of(tok, Status.OK, q.txn, m.position, null);
             }
             case DELETE -> {
@@ -162,6 +197,7 @@ final class SimServer {
                 }
                 q.byPos.remove(m.position);
                 q.txn++;
+                q.applied(3, r.id(), 0, 0, null, null);
                 return NodeResponse.of(tok, Status.OK, q.txn, 0, null);
             }
             case REPLACE -> {
@@ -173,6 +209,7 @@ final class SimServer {
                 m.notBefore = r.notBefore();
                 m.state = r.state();
                 q.txn++;
+                q.applied(4, r.id(), r.priority(), r.notBefore(), r.state(), null);
                 return NodeResponse.of(tok, Status.OK, q.txn, 0, null);
             }
             case CLEAR -> {
@@ -180,6 +217,18 @@ final class SimServer {
                 q.byPos.clear();
                 q.damaged = false;
                 q.txn++;
+                q.applied(5, null, 0, 0, null, null);
+                return NodeResponse.of(tok, Status.OK, q.txn, 0, null);
+            }
+            case REBASE -> {
+                if (!h.write) {
+                    return err(tok, Status.READ_ONLY, q);
+                }
+                if (h.epoch < q.epoch) {
+                    return err(tok, Status.STALE_EPOCH, q);
+                }
+                q.seq = r.fromPosition();
+                q.digest = r.readyBefore();
                 return NodeResponse.of(tok, Status.OK, q.txn, 0, null);
             }
             case GET -> {
@@ -222,7 +271,7 @@ final class SimServer {
                 long first = q.byPos.isEmpty() ? q.nextPos : q.byPos.firstKey();
                 return new NodeResponse(tok, Status.OK, q.txn, 0, null, 0, 0, null, null,
                         new QueueStat(Status.OK, null, q.txn, q.byPos.size(), bytes, first, q.nextPos, earliest, q.epoch,
-                                q.owner, flags(q)));
+                                q.owner, flags(q), q.seq, q.digest));
             }
             default -> throw new IllegalStateException(r.op().toString());
         }
@@ -260,7 +309,7 @@ final class SimServer {
         int handle = nextHandle++;
         handles.computeIfAbsent(conn, c -> new HashMap<>()).put(handle, new Handle(q, write, r.epoch()));
         return new NodeResponse(r.token(), Status.OK, q.txn, handle, null, q.epoch, q.byPos.size(), null, null, null,
-                flags(q));
+                flags(q), q.seq, q.digest);
     }
 
     private static int flags(SimQueue q) {

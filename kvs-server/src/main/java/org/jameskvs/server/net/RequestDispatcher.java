@@ -297,8 +297,15 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                 out.writeLong(q.epoch());
                 Wire.writeString(out, q.owner() == null ? "" : q.owner());
                 out.writeByte(queueFlags(q));
+                out.writeLong(q.lastSeq());
+                out.writeLong(q.digest());
                 Frames.finishFrame(out, start);
                 return Status.OK;
+            }
+            case REBASE -> {
+                long rebaseSeq = Wire.readLong(in);
+                long digest = Wire.readLong(in);
+                return okIfOk(server.store.rebase(q, rebaseSeq, digest), op, seq, q, out);
             }
             case CLEAR -> {
                 return okIfOk(server.store.clear(q), op, seq, q, out);
@@ -372,6 +379,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         out.writeLong(q.epoch());
         out.writeLong(q.size());
         out.writeByte(queueFlags(q));
+        out.writeLong(q.lastSeq());
+        out.writeLong(q.digest());
         Frames.finishFrame(out, start);
         return Status.OK;
     }

@@ -84,6 +84,15 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  * compaction, and stays damaged until it is cleared or dropped (a rebuild of a copy starts with
  * CLEAR). It is still served, its other messages being intact, but never as intact:
  * {@link QueueState#damaged()}.
+ * <p><b>Sequence and digest.</b> Every queue has a last seq (data mutations applied: PUT, DELETE,
+ * REPLACE, CLEAR; owner changes do not count) and a rolling digest over them ({@link QueueDigest}),
+ * which OPEN and STAT return so that two copies are compared by content. Replay recomputes both from
+ * the records it applies, starting from the queue's first CREATE, or from the seq and digest a
+ * CREATE checkpoint or REBASE record states when the earlier records are gone (compaction). So a
+ * copy restarts with exactly the (seq, digest) it had acknowledged, and a copy whose journal lost a
+ * mutation anywhere, an older file included, ends with another digest than an intact copy with
+ * the same history, even where its transaction number still matches (a checkpoint whose digest
+ * disagrees with the one recomputed before it also marks the queue damaged).
  * <p>A bad file never stops the server from starting; what was found is in {@link #recoveryProblems()}
  * and the log. (Not covered: a lost CREATE of a queue whose only other records come after it: its
  * records are ignored and reported, and the queue is gone, which a second copy shows by its
@@ -94,8 +103,11 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  * <p>If Chronicle fails to complete a block at commit, its mutations are already in the index but
  * perhaps not in the journal: {@code commit()} returns an error and the server closes the
  * connections instead of answering (outcome unknown to their clients).
- * <p><b>Journal format</b>: version 2 (blocks). A journal written by version 1 (one record per
- * document) is read as one-record blocks; a block of an unknown version is a bad block.
+ * <p><b>Journal format</b>: version 2 (blocks) of records of layout version 2 (CREATE carries the
+ * queue's seq and digest; the REBASE record). A journal written by version 1 (one record per
+ * document) is read as one-record blocks, records of layout 1 as before (a queue without a stated
+ * seq starts its digest at its oldest record replayed, so copies upgraded from it compare
+ * different once and one is rebuilt); a block of an unknown version is a bad block.
  * <p><b>Compaction never loses an acknowledged message</b>: a survivor's COPY record is written, and
  * its location switched to it, before the old file is deleted; files are deleted oldest first, so
  * DELETE records always outlive the PUTs they kill.
@@ -250,7 +262,8 @@ public final class QueueStore implements AutoCloseable {
                 long m = maxMessages > 0 ? maxMessages : q.maxMessages;
                 long b = maxBytes > 0 ? maxBytes : q.maxBytes;
                 if (m != q.maxMessages || b != q.maxBytes) {
-                    long loc = records.create(q.id, q.name, m, b, q.nextPosition, q.epoch, q.owner, q.txn, q.damage);
+                    long loc = records.create(q.id, q.name, m, b, q.nextPosition, q.epoch, q.owner, q.txn, q.seq, q.digest,
+                            q.damage);
                     queues.created(q.id, q.name, m, b, q.nextPosition, q.epoch, q.owner, q.txn, loc);
                     unsynced = true;
                 }
@@ -263,7 +276,7 @@ public final class QueueStore implements AutoCloseable {
             }
             long m = maxMessages > 0 ? maxMessages : config.defaultMaxMessages();
             long b = maxBytes > 0 ? maxBytes : config.defaultMaxBytes();
-            long loc = records.create(id, name, m, b, 1, 0, "", 0, QueueDamage.NONE);
+            long loc = records.create(id, name, m, b, 1, 0, "", 0, 0, 0, QueueDamage.NONE);
             unsynced = true;
             return queues.created(id, name, m, b, 1, 0, "", 0, loc);
         } catch (JournalException e) {
@@ -309,12 +322,14 @@ public final class QueueStore implements AutoCloseable {
             }
             long position = sq.nextPosition;
             long txn = sq.txn + 1;
+            int contentCrc = QueueDigest.contentCrc(priority & 0xFF, notBefore, state, body);
             long loc = records.put(sq.id, txn, position, id, priority & 0xFF, notBefore, state, body);
             int recordLength = ID + id.length + AFTER_ID_FIXED + state.readableBytes() + 4 + bodyLen;
             if (existing >= 0) {
                 queues.deleted(sq, existing, txn); // same record, same transaction: replay does the same
             }
             queues.put(sq, position, loc, recordLength, bodyLen, notBefore, hash, txn);
+            sq.applied(TYPE_PUT, QueueDigest.crc(id, 0, id.length), contentCrc);
             if (existing < 0 && StoredQueue.isSystemId(id)) {
                 sq.systemRecords++;
             }
@@ -335,6 +350,7 @@ public final class QueueStore implements AutoCloseable {
             }
             records.delete(sq.id, txn, sq.index.position(slot), id);
             queues.deleted(sq, slot, txn);
+            sq.applied(TYPE_DELETE, QueueDigest.crc(id, 0, id.length), 0);
             if (StoredQueue.isSystemId(id)) {
                 sq.systemRecords--;
             }
@@ -350,6 +366,8 @@ public final class QueueStore implements AutoCloseable {
             }
             long loc = records.replace(sq.id, txn, sq.index.position(slot), id, priority & 0xFF, notBefore, state);
             queues.replaced(sq, slot, loc, notBefore, txn);
+            sq.applied(TYPE_REPLACE, QueueDigest.crc(id, 0, id.length),
+                    QueueDigest.contentCrc(priority & 0xFF, notBefore, state, null));
             return Status.OK;
         });
     }
@@ -358,6 +376,7 @@ public final class QueueStore implements AutoCloseable {
         return mutate(q, "clear", (sq, txn) -> {
             records.headerOnly(TYPE_CLEAR, sq.id, txn);
             queues.cleared(sq, txn);
+            sq.applied(TYPE_CLEAR, 0, 0);
             return Status.OK;
         });
     }
@@ -404,6 +423,31 @@ public final class QueueStore implements AutoCloseable {
             return fail(e.status, e.getMessage());
         } catch (RuntimeException e) {
             return unexpected("drop", e);
+        }
+    }
+
+    /**
+     * REBASE: this copy was just rebuilt from another one (same live messages, in the same order)
+     * and takes over that copy's sequence and digest, so that the two compare equal from here on.
+     * Journaled; not a mutation (the transaction number does not move).
+     */
+    public Status rebase(QueueState q, long seq, long digest) {
+        StoredQueue sq = live(q);
+        if (sq == null) {
+            return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
+        }
+        if (seq < 0) {
+            return fail(Status.BAD_REQUEST, "sequence must be >= 0");
+        }
+        try {
+            records.rebase(sq.id, sq.txn, seq, digest);
+            queues.rebased(sq, seq, digest);
+            unsynced = true;
+            return Status.OK;
+        } catch (JournalException e) {
+            return fail(e.status, e.getMessage());
+        } catch (RuntimeException e) {
+            return unexpected("rebase", e);
         }
     }
 
