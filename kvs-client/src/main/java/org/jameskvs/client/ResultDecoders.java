@@ -35,6 +35,11 @@ final class ResultDecoders {
         public Ack failed(Status status, long txn, String reason) {
             return new Ack(status, txn, 0, reason);
         }
+
+        @Override
+        public Ack failed(Status status, long txn, String reason, ByteBuf rest) {
+            return new Ack(status, txn, gapLastSeq(status, rest), reason);
+        }
     };
 
     /** PUT (position) and PING (server time): an i64 payload. */
@@ -47,6 +52,11 @@ final class ResultDecoders {
         @Override
         public Ack failed(Status status, long txn, String reason) {
             return new Ack(status, txn, 0, reason);
+        }
+
+        @Override
+        public Ack failed(Status status, long txn, String reason, ByteBuf rest) {
+            return new Ack(status, txn, gapLastSeq(status, rest), reason);
         }
     };
 
@@ -150,6 +160,11 @@ final class ResultDecoders {
      */
     private static long lastSeq(ByteBuf payload) {
         return Wire.readLong(payload);
+    }
+
+    /** SEQ_GAP's i64 after the reason: the server's last seq (0 for other statuses or when absent). */
+    private static long gapLastSeq(Status status, ByteBuf rest) {
+        return status == Status.SEQ_GAP && rest.readableBytes() >= 8 ? rest.readLong() : 0;
     }
 
     /** Rejects counts the frame cannot hold before anything is allocated for them. */

@@ -68,6 +68,8 @@
  * PUT     0x03  id, u8 priority, i64 notBefore (epoch ms),        i64 position
  *               blob state, tail body; flag 0x0001 in the header
  *               = replace a live message with this id atomically
+ *               (PUT, DELETE, REPLACE, CLEAR: with flag 0x0002 the
+ *               payload starts with i64 queue seq, see below)
  * DELETE  0x04  id                                                (empty)
  * REPLACE 0x05  id, u8 priority, i64 notBefore, blob state        (empty)
  * GET     0x06  id                                                message record
@@ -117,6 +119,28 @@
  * source's order, and takes over the source's last seq and digest (read by a STAT in the source's
  * stream at the point where the rebuild's copying ended), so the two compare equal from then on.
  * It does not change the transaction number.
+ *
+ * <h3>Sequenced mutations (flag 0x0002)</h3>
+ * The queue's one writer (the replication layer) numbers every mutation it sends, PUT, DELETE,
+ * REPLACE and CLEAR alike, with the queue's next seq, and sends it first in the payload:
+ * <pre>
+ * +---------------+---------------+---------------+---------------+
+ * | ...request header, flags = 0x0002 (| 0x0001 for a replacing PUT)  |
+ * +---------------------------------------------------------------+
+ * |                 queue seq (int64, &gt;= 1)                        | 20
+ * +---------------------------------------------------------------+
+ * |                 the operation's payload as above ...          | 28
+ * </pre>
+ * The server applies it only when it is the queue's last seq + 1 (a write OPEN does not take a
+ * seq). A refusal that is the mutation's outcome (NOT_FOUND, DUPLICATE_ID, QUEUE_FULL,
+ * BAD_REQUEST) takes the seq too, so both copies stay in step. A <b>repeat</b> (seq &lt;= last) is
+ * answered with the outcome of the first time, its status, transaction number and (PUT) position,
+ * and applies nothing: a retry after a lost answer or a path switch is idempotent. The server keeps
+ * the outcomes of a queue's latest 2,048 seqs (across restarts, from its journal); an older repeat
+ * is answered {@code SEQ_TOO_OLD}. A <b>gap</b> (seq &gt; last + 1) applies nothing and is answered
+ * {@code SEQ_GAP}, whose payload is the reason string followed by {@code i64} the queue's last seq:
+ * the writer resends from there. Without the flag the server takes the next seq itself (clients of
+ * a single server).
  *
  * <h3>Queue flags</h3>
  * The {@code u8 queue flags} that end OPEN and STAT answers were added after the other fields, so

@@ -55,6 +55,9 @@ package org.jameskvs.server.storage;
  * checkpoint that disagrees shows that one of them was lost.
  * <h2>REBASE</h2> 20 i64 seq, 28 i64 digest: this copy was rebuilt from another one and takes over
  * that one's sequence and digest (txn unchanged: not a mutation).
+ * <h2>SKIP</h2> 20 i64 seq, 28 u8 type of the refused mutation, 29 u16 status: a sequenced
+ * mutation the store refused (NOT_FOUND, DUPLICATE_ID, ...) still takes its seq, so the copies'
+ * sequences stay in step; the refusal is folded into the digest (txn unchanged).
  * The damage tail keeps a queue marked damaged across restarts once the damaged journal file itself
  * is gone (compaction deletes it); a reader that stops after the owner ignores it.
  * A VOID type is never written; an unknown type is treated like a bad checksum.
@@ -98,6 +101,10 @@ final class JournalRecordDescriptor {
     static final byte TYPE_OWNER = 7;
     static final byte TYPE_COPY = 8;
     static final byte TYPE_REBASE = 9;
+    static final byte TYPE_SKIP = 10;
+    static final int SKIP_SEQ = 20;
+    static final int SKIP_OP = 28;
+    static final int SKIP_STATUS = 29;
     static final int REBASE_SEQ = 20;
     static final int REBASE_DIGEST = 28;
 
@@ -118,6 +125,7 @@ final class JournalRecordDescriptor {
             case TYPE_OWNER -> "OWNER";
             case TYPE_COPY -> "COPY";
             case TYPE_REBASE -> "REBASE";
+            case TYPE_SKIP -> "SKIP";
             default -> "UNKNOWN(" + type + ")";
         };
     }

@@ -73,6 +73,12 @@ final class JournalRecords {
         return journal.append(h, null, null, null);
     }
 
+    long skip(int qid, long txn, long seq, byte op, int status) throws JournalException {
+        ByteBuf h = journal.begin(TYPE_SKIP, qid, txn);
+        h.writeLong(seq).writeByte(op).writeShort(status);
+        return journal.append(h, null, null, null);
+    }
+
     long owner(int qid, long txn, long epoch, String owner) throws JournalException {
         ByteBuf h = journal.begin(TYPE_OWNER, qid, txn);
         h.writeLong(epoch);

@@ -1,6 +1,7 @@
 package org.jameskvs.server.storage;
 
 import io.netty.buffer.ByteBuf;
+import org.jameskvs.protocol.Opcode;
 import org.jameskvs.protocol.Status;
 import org.jameskvs.protocol.Wire;
 import org.slf4j.Logger;
@@ -92,7 +93,11 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  * copy restarts with exactly the (seq, digest) it had acknowledged, and a copy whose journal lost a
  * mutation anywhere, an older file included, ends with another digest than an intact copy with
  * the same history, even where its transaction number still matches (a checkpoint whose digest
- * disagrees with the one recomputed before it also marks the queue damaged).
+ * disagrees with the one recomputed before it also marks the queue damaged). A sequenced mutation
+ * the store refused takes its seq as a SKIP record; the outcomes of a queue's latest sequenced
+ * mutations ({@link RecentOutcomes}) are rebuilt by the same replay, so a repeat sent after a
+ * restart gets the outcome the first one got (or {@code SEQ_TOO_OLD} once the records holding it
+ * are gone).
  * <p>A bad file never stops the server from starting; what was found is in {@link #recoveryProblems()}
  * and the log. (Not covered: a lost CREATE of a queue whose only other records come after it: its
  * records are ignored and reported, and the queue is gone, which a second copy shows by its
@@ -423,6 +428,52 @@ public final class QueueStore implements AutoCloseable {
             return fail(e.status, e.getMessage());
         } catch (RuntimeException e) {
             return unexpected("drop", e);
+        }
+    }
+
+    /** The kept outcome of sequenced mutation {@code seq} of the queue, or null ({@link RecentOutcomes}). */
+    public MutationOutcome outcome(QueueState q, long seq) {
+        StoredQueue sq = live(q);
+        return sq == null || sq.outcomes == null ? null : sq.outcomes.get(seq);
+    }
+
+    /** After a sequenced mutation was applied (OK): its outcome is kept for repeats. */
+    public void keepOutcome(QueueState q, long value) {
+        StoredQueue sq = live(q);
+        if (sq != null) {
+            sq.outcome(sq.seq, Status.OK, value);
+        }
+    }
+
+    /**
+     * A sequenced mutation (the queue's next seq) that the store refused for good (NOT_FOUND,
+     * DUPLICATE_ID, QUEUE_FULL, BAD_REQUEST): it takes its seq all the same, journaled as a SKIP
+     * record, so both copies of a queue stay in step and a repeat gets the same refusal.
+     *
+     * @return OK, or the journal's failure (then the seq is not taken)
+     */
+    public Status skip(QueueState q, Opcode op, Status refused) {
+        StoredQueue sq = live(q);
+        if (sq == null) {
+            return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
+        }
+        byte type = switch (op) {
+            case PUT -> TYPE_PUT;
+            case DELETE -> TYPE_DELETE;
+            case REPLACE -> TYPE_REPLACE;
+            default -> TYPE_CLEAR;
+        };
+        String why = lastError;
+        try {
+            records.skip(sq.id, sq.txn, sq.seq + 1, type, refused.code());
+            sq.refused(type, refused);
+            unsynced = true;
+            lastError = why;
+            return Status.OK;
+        } catch (JournalException e) {
+            return fail(e.status, e.getMessage());
+        } catch (RuntimeException e) {
+            return unexpected("skip", e);
         }
     }
 

@@ -72,6 +72,7 @@ final class Queues {
         q.seq = placeholder.seq;
         q.digest = placeholder.digest;
         q.seqKnown = placeholder.seqKnown;
+        q.outcomes = placeholder.outcomes;
         q.nextPosition = placeholder.nextPosition;
         q.epoch = placeholder.epoch;
         q.owner = placeholder.owner;

@@ -414,7 +414,7 @@ final class Recovery {
                 }
                 return null;
             }
-            if (type < TYPE_CREATE || type > TYPE_REBASE) {
+            if (type < TYPE_CREATE || type > TYPE_SKIP) {
                 return "unknown record type " + type;
             }
             StoredQueue q = queues.byId(qid);
@@ -456,6 +456,7 @@ final class Recovery {
                         if (type == TYPE_PUT) {
                             q.applied(TYPE_PUT, QueueDigest.crc(buf, base + ID, idLen),
                                     QueueDigest.crc(buf, base + ID + idLen, length - ID - idLen));
+                            q.outcome(q.seq, org.jameskvs.protocol.Status.OK, position);
                         }
                     }
                 }
@@ -471,6 +472,7 @@ final class Recovery {
                     }
                     int idLen = bb.get(ID_LENGTH) & 0xFF;
                     q.applied(TYPE_DELETE, QueueDigest.crc(buf, base + ID, idLen), 0);
+                    q.outcome(q.seq, org.jameskvs.protocol.Status.OK, 0);
                 }
                 case TYPE_REPLACE -> {
                     int slot = find(q, bb);
@@ -482,10 +484,17 @@ final class Recovery {
                     }
                     q.applied(TYPE_REPLACE, QueueDigest.crc(buf, base + ID, idLen),
                             QueueDigest.crc(buf, base + ID + idLen, length - ID - idLen));
+                    q.outcome(q.seq, org.jameskvs.protocol.Status.OK, 0);
                 }
                 case TYPE_CLEAR -> {
                     queues.cleared(q, txn);
                     q.applied(TYPE_CLEAR, 0, 0);
+                    q.outcome(q.seq, org.jameskvs.protocol.Status.OK, 0);
+                }
+                case TYPE_SKIP -> {
+                    if (bb.getLong(SKIP_SEQ) == q.seq + 1) {
+                        q.refused(bb.get(SKIP_OP), org.jameskvs.protocol.Status.fromCode(bb.getShort(SKIP_STATUS) & 0xFFFF));
+                    }
                 }
                 case TYPE_REBASE -> queues.rebased(q, bb.getLong(REBASE_SEQ), bb.getLong(REBASE_DIGEST));
                 case TYPE_DROP -> queues.dropped(q);

@@ -56,6 +56,23 @@ final class StoredQueue implements QueueState {
         return digest;
     }
 
+    /** Outcomes of the latest sequenced mutations (null until the first). */
+    RecentOutcomes outcomes;
+
+    void outcome(long seq, org.jameskvs.protocol.Status status, long value) {
+        if (outcomes == null) {
+            outcomes = new RecentOutcomes();
+        }
+        outcomes.put(seq, status, txn, value);
+    }
+
+    /** A sequenced mutation of type {@code op} refused with {@code status}: it takes its seq all the same. */
+    void refused(byte op, org.jameskvs.protocol.Status status) {
+        seq++;
+        digest = QueueDigest.next(digest, seq, 0x80 | op, 0, status.code());
+        outcome(seq, status, 0);
+    }
+
     /** One more data mutation of type {@code op} (a record type) applied: the live path and replay both call this. */
     void applied(byte op, int idCrc, int contentCrc) {
         seq++;
