@@ -11,6 +11,7 @@ import org.jameskvs.client.OpenResult;
 import org.jameskvs.client.QueueStat;
 import org.jameskvs.client.ReadResult;
 import org.jameskvs.protocol.OpenMode;
+import org.jameskvs.protocol.Opcode;
 import org.jameskvs.protocol.Status;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -179,6 +180,17 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
 
     private void dispatch(KvsQueue q, NodeRequest r) {
         long tok = r.token();
+        if (r.queueSeq() > 0 && r.op().isMutation()) {
+            Opcode kind = switch (r.op()) {
+                case PUT, PUT_REPLACING -> Opcode.PUT;
+                case DELETE -> Opcode.DELETE;
+                case REPLACE -> Opcode.REPLACE;
+                default -> Opcode.CLEAR;
+            };
+            q.sequenced(r.queueSeq(), kind, r.op() == NodeOp.PUT_REPLACING, r.id(), r.priority(), r.notBefore(), r.state(),
+                    r.body()).thenAccept(a -> answer(ack(tok, a)));
+            return;
+        }
         switch (r.op()) {
             case PUT -> q.put(r.id(), r.priority(), r.notBefore(), r.state(), r.body()).thenAccept(a -> answer(ack(tok, a)));
             case PUT_REPLACING -> q.putReplacing(r.id(), r.priority(), r.notBefore(), r.state(), r.body())

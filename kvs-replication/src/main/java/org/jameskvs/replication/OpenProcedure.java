@@ -425,6 +425,8 @@ final class OpenProcedure {
         m.wireEpoch = p.wire;
         m.txn = p.fenceTxn;
         m.predictedTxn = p.fenceTxn;
+        m.seq = p.lastSeq;
+        m.sentSeq = p.lastSeq;
         m.hasRecord = p.record != null;
         m.damaged = p.damaged;
         return m;

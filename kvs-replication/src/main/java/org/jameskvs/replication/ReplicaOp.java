@@ -33,6 +33,8 @@ final class ReplicaOp {
     }
 
     final NodeOp kind;
+    /** The queue seq the writer gave this mutation (client mutations and record writes); 0: none. */
+    long seq;
     final Purpose purpose;
     final long createdAt;
     byte[] id;

@@ -65,6 +65,8 @@ final class SimServer {
         boolean damaged;
         final TreeMap<Long, Msg> byPos = new TreeMap<>();
         final Map<String, Msg> byId = new HashMap<>();
+        /** Outcomes of sequenced mutations by seq (the real server keeps the latest 2,048, restored by replay). */
+        final Map<Long, NodeResponse> outcomes = new HashMap<>();
 
         SimQueue(String name) {
             this.name = name;
@@ -78,12 +80,16 @@ final class SimServer {
             digest = mix(digest);
         }
 
-        private static long mix(long z) {
+        static long mix(long z) {
             z = (z ^ (z >>> 33)) * 0xFF51AFD7ED558CCDL;
             z = (z ^ (z >>> 33)) * 0xC4CEB9FE1A85EC53L;
             return z ^ (z >>> 33);
         }
     }
+
+    /** Sequenced mutations answered from a stored outcome, and PUTs refused DUPLICATE_ID (tests look). */
+    int repeatsAnswered;
+    int duplicatesAnswered;
 
     SimServer(String name) {
         this.name = name;
@@ -164,10 +170,44 @@ final class SimServer {
                 return err(tok, Status.STALE_EPOCH, q);
             }
         }
+        if (r.queueSeq() > 0 && r.op().isMutation()) {
+            return applySequenced(tok, q, h, r);
+        }
+        return applyToQueue(tok, q, h, r);
+    }
+
+    /** Sequenced mutations, as the real server's RequestDispatcher: next applied, repeat answered, gap refused. */
+    private NodeResponse applySequenced(long tok, SimQueue q, Handle h, NodeRequest r) {
+        long qs = r.queueSeq();
+        if (qs <= q.seq) {
+            repeatsAnswered++;
+            NodeResponse first = q.outcomes.get(qs);
+            if (first == null) {
+                return NodeResponse.of(tok, Status.SEQ_TOO_OLD, q.txn, 0, "outcome no longer kept");
+            }
+            return NodeResponse.of(tok, first.status(), first.txn(), first.value(), first.reason());
+        }
+        if (qs > q.seq + 1) {
+            return NodeResponse.of(tok, Status.SEQ_GAP, q.txn, q.seq, "seq " + qs + " where the next is " + (q.seq + 1));
+        }
+        NodeResponse res = applyToQueue(tok, q, h, r);
+        Status st = res.status();
+        if (st == Status.NOT_FOUND || st == Status.DUPLICATE_ID || st == Status.QUEUE_FULL || st == Status.BAD_REQUEST) {
+            q.seq++;
+            q.digest = SimQueue.mix(q.digest ^ q.seq * 31 + st.code());
+        } else if (st != Status.OK) {
+            return res; // the seq is not taken
+        }
+        q.outcomes.put(qs, NodeResponse.of(tok, st, res.txn(), res.value(), res.reason()));
+        return res;
+    }
+
+    private NodeResponse applyToQueue(long tok, SimQueue q, Handle h, NodeRequest r) {
         String key = r.id() == null ? null : Ids.key(r.id());
         switch (r.op()) {
             case PUT -> {
                 if (q.byId.containsKey(key)) {
+                    duplicatesAnswered++;
                     return err(tok, Status.DUPLICATE_ID, q);
                 }
                 Msg m = new Msg(q.nextPos++, r.id(), r.priority(), r.notBefore(), r.state(), r.body());
