@@ -81,8 +81,8 @@
  * may be behind the other one (by at most the writes in flight, or by one recheck interval,
  * {@code leaseRenew}, after it was isolated); the reader switches when it fails or the record stops
  * naming it, and {@code ReadResult.positionSpace} changes (see {@code ReadOnlyReplica}).</li>
- * <li>A REPLACE applied twice because of a path-switch retry is idempotent in content; it only
- * disables the cheap equality proof of the next takeover (which then rebuilds one copy).</li>
+ * <li>Positions are still assigned by each server (not yet the PUT's seq), and a copy that missed
+ * mutations is still rebuilt in full (CLEAR and copy), not brought up by its missing suffix.</li>
  * </ul>
  */
 package org.jameskvs.replication;
