@@ -111,6 +111,22 @@ class SequencedMutationServerTest {
         }
     }
 
+    /** The server keeps the latest 2,048 outcomes: a repeat of an older seq is refused, not guessed. */
+    @Test
+    void aRepeatOlderThanTheKeptOutcomesIsRefusedNotGuessed() throws Exception {
+        try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
+            int h = c.open("q", OpenMode.WRITE, 1);
+            for (int i = 1; i <= 2100; i++) {
+                assertThat(put(c, h, i, "m" + i).status()).isEqualTo(Status.OK);
+            }
+            RawClient.Response old = put(c, h, 1, "m1");
+            assertThat(old.status()).isEqualTo(Status.SEQ_TOO_OLD);
+            assertThat(Wire.readString(old.payload())).contains("no longer kept");
+            assertThat(put(c, h, 2100, "m2100").status()).as("a recent repeat").isEqualTo(Status.OK);
+            assertThat(sizeAndSeq(c, h)).containsExactly(2100, 2100);
+        }
+    }
+
     @Test
     void aFencedWriterCannotApplyASequencedMutation() throws Exception {
         try (RawClient old = RawClient.authenticated(server.port(), PASSWORD);
