@@ -47,4 +47,37 @@ class SequencedRetrySimTest {
         SimServer.SimQueue q2 = c.world.servers.get("kvs2").queues.get(Q);
         assertThat(List.of(q1.seq, q1.digest)).as("both copies at the same seq and digest").isEqualTo(List.of(q2.seq, q2.digest));
     }
+
+    /**
+     * Defect 1 at its root: a path switch reopens one copy at a new generation (a journaled OPEN,
+     * one more transaction on that copy only). OPEN takes no seq, so the copies stay equal by
+     * content, and a restarted owner keeps both as they are: no copy isolated, none rebuilt.
+     */
+    @Test
+    void aPathSwitchOnOneCopyLeavesBothEqualForTheNextOwner() {
+        SimCluster c = new SimCluster(32, 2, 1);
+        c.run(100);
+        SimCluster.Writer w = c.writers.get(0);
+        assertThat(c.await(w.open(Q, false), 10_000).isOk()).isTrue();
+        for (int i = 0; i < 5; i++) {
+            assertThat(c.put(w, "m" + i, "body" + i).isOk()).isTrue();
+        }
+        c.world.cut("kvs1", NodePath.ACTIVE, true);
+        for (int i = 5; i < 10; i++) {
+            assertThat(c.put(w, "m" + i, "body" + i).isOk()).isTrue();
+        }
+        assertThat(c.log).as("kvs1 moved to its standby path").anySatisfy(e -> assertThat(e).contains("kvs1/ACTIVE failed"));
+        SimServer.SimQueue q1 = c.world.servers.get("kvs1").queues.get(Q);
+        SimServer.SimQueue q2 = c.world.servers.get("kvs2").queues.get(Q);
+        assertThat(q1.txn).as("the reopen is one more transaction on kvs1 only").isNotEqualTo(q2.txn);
+
+        w.boot(); // a restarted owner reclaims the queue
+        c.run(100);
+        int mark = c.log.size();
+        assertThat(c.await(w.open(Q, false), 10_000).isOk()).isTrue();
+        c.run(3000);
+        List<String> after = c.log.subList(mark, c.log.size());
+        assertThat(after).as("no copy rebuilt").noneMatch(e -> e.contains("copies differ") || e.contains("rebuild"));
+        assertThat(w.replica.syncNodes()).containsExactlyInAnyOrder("kvs1", "kvs2");
+    }
 }
