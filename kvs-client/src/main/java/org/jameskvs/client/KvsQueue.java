@@ -41,6 +41,30 @@ public interface KvsQueue extends AutoCloseable {
 
     CompletableFuture<Ack> clear();
 
+    /**
+     * A mutation sent with the queue seq its one writer gave it (see the protocol's package doc):
+     * the server applies it only as the queue's next seq, answers a repeat with the stored outcome
+     * (an idempotent retry) and refuses a gap with {@code SEQ_GAP}, whose {@link Ack#value()} is the
+     * server's last seq. {@code kind} is PUT (with {@code replacing}: the replacing PUT), DELETE,
+     * REPLACE or CLEAR; fields the kind does not use are ignored. Only a single server's queue has
+     * it; others answer {@code UNKNOWN_OPCODE}.
+     */
+    default CompletableFuture<Ack> sequenced(long queueSeq, org.jameskvs.protocol.Opcode kind, boolean replacing,
+                                             byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
+        return CompletableFuture.completedFuture(Ack.failed(org.jameskvs.protocol.Status.UNKNOWN_OPCODE,
+                "sequenced mutations are for one server's copy of a queue"));
+    }
+
+    /**
+     * REBASE: this copy was rebuilt from another one and takes over that copy's last seq and digest
+     * (see the protocol's package doc). Only a single server's queue has it; others answer
+     * {@code UNKNOWN_OPCODE}.
+     */
+    default CompletableFuture<Ack> rebase(long lastSeq, long digest) {
+        return CompletableFuture.completedFuture(Ack.failed(org.jameskvs.protocol.Status.UNKNOWN_OPCODE,
+                "REBASE is for one server's copy of a queue"));
+    }
+
     CompletableFuture<Ack> drop();
 
     /** Releases the handle on the server (the queue and its messages stay). */

@@ -5,9 +5,16 @@ import org.jameskvs.protocol.Status;
 
 /**
  * Outcome of an OPEN. {@code queue} is non-null only when OK. {@code flags} are the server's queue
- * flags ({@link QueueFlags}; 0 from a server that does not send them).
+ * flags ({@link QueueFlags}; 0 from a server that does not send them). {@code lastSeq} and
+ * {@code digest} identify the copy's content (equal copies have equal (epoch, lastSeq, digest));
+ * -1 and 0 when unknown (errors, results built above one server).
  */
-public record OpenResult(Status status, String reason, KvsQueue queue, long txn, long epoch, long size, int flags) {
+public record OpenResult(Status status, String reason, KvsQueue queue, long txn, long epoch, long size, int flags,
+                         long lastSeq, long digest) {
+    public OpenResult(Status status, String reason, KvsQueue queue, long txn, long epoch, long size, int flags) {
+        this(status, reason, queue, txn, epoch, size, flags, -1, 0);
+    }
+
     /** Without queue flags (answers that carry none: errors, results built above one server). */
     public OpenResult(Status status, String reason, KvsQueue queue, long txn, long epoch, long size) {
         this(status, reason, queue, txn, epoch, size, 0);

@@ -145,6 +145,42 @@ final class QueueHandle implements KvsQueue {
     }
 
     @Override
+    public CompletableFuture<Ack> sequenced(long queueSeq, Opcode kind, boolean replacing, byte[] id, int priority,
+                                           long notBefore, byte[] state, byte[] body) {
+        byte[] st = state == null ? EMPTY : state;
+        switch (kind) {
+            case PUT -> {
+                byte[] b = body == null ? EMPTY : body;
+                int flags = replacing ? RequestDescriptor.FLAG_REPLACE_EXISTING : 0;
+                return call(kind, HEADER_HINT + 8 + id.length + st.length + b.length, (out, seq, h) ->
+                        Requests.putSequenced(out, seq, h, flags, queueSeq, id, priority, notBefore, st, b),
+                        ResultDecoders.ACK_WITH_VALUE);
+            }
+            case DELETE -> {
+                return call(kind, HEADER_HINT + 8 + id.length,
+                        (out, seq, h) -> Requests.deleteSequenced(out, seq, h, queueSeq, id), ResultDecoders.ACK);
+            }
+            case REPLACE -> {
+                return call(kind, HEADER_HINT + 8 + id.length + st.length, (out, seq, h) ->
+                        Requests.replaceSequenced(out, seq, h, queueSeq, id, priority, notBefore, st), ResultDecoders.ACK);
+            }
+            case CLEAR -> {
+                return call(kind, HEADER_HINT + 8,
+                        (out, seq, h) -> Requests.clearSequenced(out, seq, h, queueSeq), ResultDecoders.ACK);
+            }
+            default -> {
+                return Request.failed(ResultDecoders.ACK, Status.BAD_REQUEST, kind + " is not a sequenced mutation");
+            }
+        }
+    }
+
+    @Override
+    public CompletableFuture<Ack> rebase(long lastSeq, long digest) {
+        return call(Opcode.REBASE, HEADER_HINT, (out, seq, h) -> Requests.rebase(out, seq, h, lastSeq, digest),
+                ResultDecoders.ACK);
+    }
+
+    @Override
     public CompletableFuture<Ack> clear() {
         return call(Opcode.CLEAR, HEADER_HINT, (out, seq, h) -> Requests.empty(out, Opcode.CLEAR, seq, h), ResultDecoders.ACK);
     }

@@ -5,10 +5,18 @@ import org.jameskvs.protocol.Status;
 
 /**
  * Outcome of a STAT. {@code earliestNotBefore} is Long.MAX_VALUE when no live message is delayed;
- * {@code flags} are the server's queue flags ({@link QueueFlags}; 0 from a server that does not send them).
+ * {@code flags} are the server's queue flags ({@link QueueFlags}; 0 from a server that does not send them);
+ * {@code lastSeq} and {@code digest} identify the copy's content (see the protocol's package doc).
  */
 public record QueueStat(Status status, String reason, long txn, long size, long bytes, long firstPosition,
-                        long nextPosition, long earliestNotBefore, long epoch, String owner, int flags) {
+                        long nextPosition, long earliestNotBefore, long epoch, String owner, int flags, long lastSeq,
+                        long digest) {
+    /** Without seq and digest (-1, 0: unknown; results built above one server). */
+    public QueueStat(Status status, String reason, long txn, long size, long bytes, long firstPosition,
+                     long nextPosition, long earliestNotBefore, long epoch, String owner, int flags) {
+        this(status, reason, txn, size, bytes, firstPosition, nextPosition, earliestNotBefore, epoch, owner, flags, -1, 0);
+    }
+
     /** Without queue flags (answers that carry none: errors, results built above one server). */
     public QueueStat(Status status, String reason, long txn, long size, long bytes, long firstPosition,
                      long nextPosition, long earliestNotBefore, long epoch, String owner) {

@@ -67,6 +67,10 @@ class Request<T> extends CompletableFuture<T> {
         complete(decoder.failed(status, txn, reason));
     }
 
+    final void completeError(Status status, long txn, String reason, ByteBuf rest) {
+        complete(decoder.failed(status, txn, reason, rest));
+    }
+
     final void fail(Status status, String reason) {
         completeError(status, -1, reason);
     }

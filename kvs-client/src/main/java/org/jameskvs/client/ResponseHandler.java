@@ -53,7 +53,7 @@ final class ResponseHandler extends FrameSplitter {
         if (status == Status.OK) {
             head.completeOk(txn, frame);
         } else {
-            head.completeError(status, txn, ResultDecoders.reason(frame, status));
+            head.completeError(status, txn, ResultDecoders.reason(frame, status), frame);
         }
     }
 

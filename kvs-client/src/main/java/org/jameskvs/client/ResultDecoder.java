@@ -9,4 +9,9 @@ interface ResultDecoder<T> {
     T ok(long txn, ByteBuf payload);
 
     T failed(Status status, long txn, String reason);
+
+    /** An error answer with payload after its reason ({@code SEQ_GAP}: the server's last seq). */
+    default T failed(Status status, long txn, String reason, ByteBuf rest) {
+        return failed(status, txn, reason);
+    }
 }

@@ -21,7 +21,8 @@ final class ResultDecoders {
     }
 
     /** OPEN's answer before it is bound to a {@link QueueHandle}. */
-    record Opened(Status status, String reason, long txn, int handle, long epoch, long size, int flags) {
+    record Opened(Status status, String reason, long txn, int handle, long epoch, long size, int flags, long lastSeq,
+                  long digest) {
     }
 
     static final ResultDecoder<Ack> ACK = new ResultDecoder<>() {
@@ -33,6 +34,11 @@ final class ResultDecoders {
         @Override
         public Ack failed(Status status, long txn, String reason) {
             return new Ack(status, txn, 0, reason);
+        }
+
+        @Override
+        public Ack failed(Status status, long txn, String reason, ByteBuf rest) {
+            return new Ack(status, txn, gapLastSeq(status, rest), reason);
         }
     };
 
@@ -46,6 +52,11 @@ final class ResultDecoders {
         @Override
         public Ack failed(Status status, long txn, String reason) {
             return new Ack(status, txn, 0, reason);
+        }
+
+        @Override
+        public Ack failed(Status status, long txn, String reason, ByteBuf rest) {
+            return new Ack(status, txn, gapLastSeq(status, rest), reason);
         }
     };
 
@@ -83,7 +94,8 @@ final class ResultDecoders {
         @Override
         public QueueStat ok(long txn, ByteBuf p) {
             return new QueueStat(Status.OK, null, txn, Wire.readLong(p), Wire.readLong(p), Wire.readLong(p),
-                    Wire.readLong(p), Wire.readLong(p), Wire.readLong(p), Wire.readString(p), queueFlags(p));
+                    Wire.readLong(p), Wire.readLong(p), Wire.readLong(p), Wire.readString(p), queueFlags(p),
+                    lastSeq(p), Wire.readLong(p));
         }
 
         @Override
@@ -112,12 +124,13 @@ final class ResultDecoders {
     static final ResultDecoder<Opened> OPENED = new ResultDecoder<>() {
         @Override
         public Opened ok(long txn, ByteBuf p) {
-            return new Opened(Status.OK, null, txn, Wire.readInt(p), Wire.readLong(p), Wire.readLong(p), queueFlags(p));
+            return new Opened(Status.OK, null, txn, Wire.readInt(p), Wire.readLong(p), Wire.readLong(p), queueFlags(p),
+                    lastSeq(p), Wire.readLong(p));
         }
 
         @Override
         public Opened failed(Status status, long txn, String reason) {
-            return new Opened(status, reason, txn, 0, 0, 0, 0);
+            return new Opened(status, reason, txn, 0, 0, 0, 0, -1, 0);
         }
     };
 
@@ -139,6 +152,19 @@ final class ResultDecoders {
      */
     private static int queueFlags(ByteBuf payload) {
         return payload.isReadable() ? payload.readUnsignedByte() : 0;
+    }
+
+    /**
+     * The {@code i64 last seq} after the queue flags; the digest follows it. Protocol version 2
+     * always sends both (a version-1 server is refused at the first frame).
+     */
+    private static long lastSeq(ByteBuf payload) {
+        return Wire.readLong(payload);
+    }
+
+    /** SEQ_GAP's i64 after the reason: the server's last seq (0 for other statuses or when absent). */
+    private static long gapLastSeq(Status status, ByteBuf rest) {
+        return status == Status.SEQ_GAP && rest.readableBytes() >= 8 ? rest.readLong() : 0;
     }
 
     /** Rejects counts the frame cannot hold before anything is allocated for them. */

@@ -100,17 +100,24 @@ class DecodingTest {
         assertThat(Math.abs(pong.value() - System.currentTimeMillis())).isLessThan(5000);
     }
 
-    /** A server that predates the queue flags sends no byte after the owner: flags 0, not an error. */
+    /** OPEN and STAT end with the flags, the last seq and the digest (protocol version 2); REBASE sets the last two. */
     @Test
-    void openAndStatWithoutQueueFlagsMeanNone() {
+    void openAndStatEndWithSeqAndDigestThatRebaseSets() {
         QueueStat stat = await(q.stat());
         assertThat(stat.isOk()).isTrue();
         assertThat(stat.flags()).isZero();
-        assertThat(stat.damaged()).isFalse();
+        assertThat(stat.lastSeq()).isEqualTo(7);
+        assertThat(stat.digest()).isEqualTo(0x0123_4567_89AB_CDEFL);
         OpenResult again = await(client.open("spool", OpenOptions.writer("node-1", 4)));
         assertThat(again.isOk()).isTrue();
-        assertThat(again.flags()).isZero();
-        assertThat(again.damaged()).isFalse();
+        assertThat(again.lastSeq()).isEqualTo(7);
+        assertThat(again.digest()).isEqualTo(0x0123_4567_89AB_CDEFL);
+
+        assertThat(await(again.queue().rebase(41, -2L)).isOk()).isTrue();
+        QueueStat rebased = await(again.queue().stat());
+        assertThat(rebased.lastSeq()).isEqualTo(41);
+        assertThat(rebased.digest()).isEqualTo(-2L);
+        assertThat(await(client.open("spool", OpenOptions.writer("node-1", 5))).lastSeq()).isEqualTo(41);
     }
 
     @Test

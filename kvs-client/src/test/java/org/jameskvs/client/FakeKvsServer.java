@@ -58,6 +58,9 @@ final class FakeKvsServer implements AutoCloseable {
         long txn;
         long epoch;
         String owner = "";
+        /** The fake's own (seq, digest): any value a real server could send; REBASE sets them. */
+        long lastSeq = 7;
+        long digest = 0x0123_4567_89AB_CDEFL;
     }
 
     private final String user;
@@ -69,8 +72,8 @@ final class FakeKvsServer implements AutoCloseable {
     private final Map<String, Queue> queues = new LinkedHashMap<>();
     private int nextHandle = 1;
 
-    /** When set, OPEN and STAT answers end with these queue flags (a current server); else none (an older one). */
-    volatile Integer queueFlags;
+    /** The queue flags OPEN and STAT answers carry (followed by the queue's last seq and digest). */
+    volatile int queueFlags;
     /** When set, requests are recorded but never answered. */
     volatile boolean silent;
     final AtomicInteger received = new AtomicInteger();
@@ -235,7 +238,7 @@ final class FakeKvsServer implements AutoCloseable {
                     out.writeInt(h);
                     out.writeLong(q.epoch);
                     out.writeLong(q.byId.size());
-                    writeQueueFlags(out);
+                    writeQueueFlags(out, q);
                     Frames.finishFrame(out, start);
                 }
                 default -> queueOp(op, seq, handle, in, out);
@@ -327,8 +330,13 @@ final class FakeKvsServer implements AutoCloseable {
                     out.writeLong(q.byId.values().stream().mapToLong(m -> m.notBefore).min().orElse(Long.MAX_VALUE));
                     out.writeLong(q.epoch);
                     Wire.writeString(out, q.owner);
-                    writeQueueFlags(out);
+                    writeQueueFlags(out, q);
                     Frames.finishFrame(out, start);
+                }
+                case REBASE -> {
+                    q.lastSeq = Wire.readLong(in);
+                    q.digest = Wire.readLong(in);
+                    ok(out, code, seq, q.txn);
                 }
                 case CLEAR -> {
                     q.byId.clear();
@@ -357,11 +365,10 @@ final class FakeKvsServer implements AutoCloseable {
             Wire.writeBlob(out, m.body);
         }
 
-        private void writeQueueFlags(ByteBuf out) {
-            Integer flags = queueFlags;
-            if (flags != null) {
-                out.writeByte(flags);
-            }
+        private void writeQueueFlags(ByteBuf out, Queue q) {
+            out.writeByte(queueFlags);
+            out.writeLong(q.lastSeq);
+            out.writeLong(q.digest);
         }
 
         private void ok(ByteBuf out, byte code, long seq, long txn) {

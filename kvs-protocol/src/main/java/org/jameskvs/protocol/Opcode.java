@@ -14,7 +14,9 @@ public enum Opcode {
     CLEAR(0x0A, true),
     DROP(0x0B, true),
     PING(0x0C, false),
-    CLOSE(0x0D, false);
+    CLOSE(0x0D, false),
+    /** A rebuilt copy takes over its source's last seq and digest (needs a write handle). */
+    REBASE(0x0E, true);
 
     private static final Opcode[] BY_CODE = new Opcode[256];
 
@@ -36,7 +38,7 @@ public enum Opcode {
         return (byte) code;
     }
 
-    /** True for operations that change a queue (and so need a write handle and bump its transaction number). */
+    /** True for operations that change a queue (and so need a write handle; all but REBASE bump its transaction number). */
     public boolean isMutation() {
         return mutation;
     }

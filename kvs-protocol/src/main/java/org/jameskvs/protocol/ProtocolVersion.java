@@ -7,7 +7,8 @@ package org.jameskvs.protocol;
  * fails the connection with the same kind of reason.
  */
 public final class ProtocolVersion {
-    public static final byte CURRENT = 1;
+    /** 2: OPEN and STAT answers end with the queue's last seq and digest; REBASE. */
+    public static final byte CURRENT = 2;
 
     private ProtocolVersion() {
     }

@@ -21,6 +21,14 @@ public final class RequestDescriptor {
      */
     public static final int FLAG_REPLACE_EXISTING = 0x0001;
 
+    /**
+     * PUT, DELETE, REPLACE, CLEAR flag: the payload starts with an {@code i64 queue seq} (&gt;= 1)
+     * that the queue's one writer gave this mutation; the server applies it only as the queue's
+     * next seq, answers a repeat with the stored outcome and refuses a gap ({@code SEQ_GAP}).
+     * Without the flag the server numbers the mutation itself (single-server clients).
+     */
+    public static final int FLAG_SEQUENCED = 0x0002;
+
     private RequestDescriptor() {
     }
 }

@@ -70,6 +70,56 @@ public final class Requests {
         Frames.finishFrame(out, start);
     }
 
+    public static void rebase(ByteBuf out, long seq, int handle, long lastSeq, long digest) {
+        int start = Frames.beginRequest(out, Opcode.REBASE, seq, handle);
+        out.writeLong(lastSeq);
+        out.writeLong(digest);
+        Frames.finishFrame(out, start);
+    }
+
+    /**
+     * The header of a mutation sent with its queue seq ({@link RequestDescriptor#FLAG_SEQUENCED}) and
+     * that seq, the first payload field; the caller writes the rest and finishes the frame.
+     */
+    private static int beginSequenced(ByteBuf out, Opcode op, long seq, int handle, int flags, long queueSeq) {
+        int start = Frames.beginRequest(out, op, seq, handle);
+        out.setShort(start + 4 + RequestDescriptor.FLAGS_OFFSET, flags | RequestDescriptor.FLAG_SEQUENCED);
+        out.writeLong(queueSeq);
+        return start;
+    }
+
+    /** PUT with its queue seq; {@code flags} may add {@link RequestDescriptor#FLAG_REPLACE_EXISTING}. */
+    public static void putSequenced(ByteBuf out, long seq, int handle, int flags, long queueSeq, byte[] id, int priority,
+                                    long notBefore, byte[] state, byte[] body) {
+        int start = beginSequenced(out, Opcode.PUT, seq, handle, flags, queueSeq);
+        Wire.writeId(out, id);
+        out.writeByte(priority);
+        out.writeLong(notBefore);
+        Wire.writeBlob(out, state);
+        out.writeBytes(body);
+        Frames.finishFrame(out, start);
+    }
+
+    public static void deleteSequenced(ByteBuf out, long seq, int handle, long queueSeq, byte[] id) {
+        int start = beginSequenced(out, Opcode.DELETE, seq, handle, 0, queueSeq);
+        Wire.writeId(out, id);
+        Frames.finishFrame(out, start);
+    }
+
+    public static void replaceSequenced(ByteBuf out, long seq, int handle, long queueSeq, byte[] id, int priority,
+                                        long notBefore, byte[] state) {
+        int start = beginSequenced(out, Opcode.REPLACE, seq, handle, 0, queueSeq);
+        Wire.writeId(out, id);
+        out.writeByte(priority);
+        out.writeLong(notBefore);
+        Wire.writeBlob(out, state);
+        Frames.finishFrame(out, start);
+    }
+
+    public static void clearSequenced(ByteBuf out, long seq, int handle, long queueSeq) {
+        Frames.finishFrame(out, beginSequenced(out, Opcode.CLEAR, seq, handle, 0, queueSeq));
+    }
+
     /** STAT, LIST, CLEAR, DROP, PING, CLOSE: a header and no payload. */
     public static void empty(ByteBuf out, Opcode op, long seq, int handle) {
         int start = Frames.beginRequest(out, op, seq, handle);

@@ -23,7 +23,11 @@ public enum Status {
     INTERNAL_ERROR(18, "internal error"),
     TIMEOUT(19, "no response in time (client side)"),
     CONNECTION_LOST(20, "connection lost before a response (client side)"),
-    BACKLOG_FULL(21, "client backlog full, nothing sent (client side)");
+    BACKLOG_FULL(21, "client backlog full, nothing sent (client side)"),
+    /** A sequenced mutation beyond the queue's next seq: not applied; the payload's reason is followed by the server's i64 last seq. */
+    SEQ_GAP(22, "mutation sequence number beyond the queue's next one"),
+    /** A repeat of a sequenced mutation whose outcome the server no longer keeps (it was applied or refused long ago). */
+    SEQ_TOO_OLD(23, "repeat of a sequence number whose outcome is no longer kept");
 
     private static final Status[] BY_CODE = new Status[64];
 

@@ -1,5 +1,5 @@
 /**
- * The KVS wire protocol, version 1: the one place where the bytes on the wire are defined.
+ * The KVS wire protocol, version 2: the one place where the bytes on the wire are defined.
  *
  * <h2>Connection</h2>
  * One persistent TCP (optionally TLS) connection carries many requests in flight (pipelining).
@@ -20,7 +20,7 @@
  * +---------------------------------------------------------------+
  * |                 frame length (int32, bytes after)             |  0
  * +---------------+---------------+-------------------------------+
- * |  version = 1  |    opcode     |         flags (uint16)        |  4
+ * |  version = 2  |    opcode     |         flags (uint16)        |  4
  * +---------------+---------------+-------------------------------+
  * |                 sequence number (int64)                       |  8
  * |                 chosen by the client, echoed in the response  |
@@ -35,7 +35,7 @@
  * +---------------------------------------------------------------+
  * |                 frame length (int32, bytes after)             |  0
  * +---------------+---------------+-------------------------------+
- * |  version = 1  | opcode (echo) |      status code (uint16)     |  4
+ * |  version = 2  | opcode (echo) |      status code (uint16)     |  4
  * +---------------+---------------+-------------------------------+
  * |                 sequence number (int64, echo)                 |  8
  * |                                                               |
@@ -63,11 +63,13 @@
  * ------------  ------------------------------------------------  -------------------------------
  * AUTH    0x01  string user, string password                      (empty)
  * OPEN    0x02  string queue, u8 mode (0 read, 1 write),          i32 handle, i64 epoch,
- *               i64 epoch, i64 maxMessages (0 = server default),  i64 size, u8 queue flags
- *               i64 maxBytes (0 = server default), string owner
+ *               i64 epoch, i64 maxMessages (0 = server default),  i64 size, u8 queue flags,
+ *               i64 maxBytes (0 = server default), string owner   i64 last seq, i64 digest
  * PUT     0x03  id, u8 priority, i64 notBefore (epoch ms),        i64 position
  *               blob state, tail body; flag 0x0001 in the header
  *               = replace a live message with this id atomically
+ *               (PUT, DELETE, REPLACE, CLEAR: with flag 0x0002 the
+ *               payload starts with i64 queue seq, see below)
  * DELETE  0x04  id                                                (empty)
  * REPLACE 0x05  id, u8 priority, i64 notBefore, blob state        (empty)
  * GET     0x06  id                                                message record
@@ -81,18 +83,64 @@
  *                                                                 messages; Long.MAX_VALUE if
  *                                                                 none is delayed),
  *                                                                 i64 epoch, string owner,
- *                                                                 u8 queue flags
+ *                                                                 u8 queue flags,
+ *                                                                 i64 last seq, i64 digest
  * LIST    0x09  (empty, handle 0)                                 i32 count, count x
  *                                                                 (string name, i64 size, i64 txn)
  * CLEAR   0x0A  (empty)                                           (empty)
  * DROP    0x0B  (empty)                                           (empty)
  * PING    0x0C  (empty, handle 0)                                 i64 server time (epoch ms)
  * CLOSE   0x0D  (empty) releases the handle                       (empty)
+ * REBASE  0x0E  i64 seq, i64 digest (write handle)                (empty)
  *
  * message record: i64 position, id, u8 priority, i64 notBefore, blob state, blob body
  * queue flags:    bit 0 ({@link org.jameskvs.protocol.QueueFlags#DAMAGED}) = this server's copy of
  *                 the queue is damaged; other bits 0
  * </pre>
+ *
+ * <h3>OPEN and STAT answers, from the queue flags on</h3>
+ * <pre>
+ * +---------------+-----------------------------------------------+
+ * | queue flags u8|  last seq (int64): data mutations applied ... |
+ * +---------------+-----------------------------------------------+
+ * | ... (PUT, DELETE, REPLACE, CLEAR; not OPEN)   |  digest ...   |
+ * +-----------------------------------------------+---------------+
+ * |  ... (int64): rolling digest over those mutations, in order   |
+ * +---------------------------------------------------------------+
+ * </pre>
+ * <b>Copies are compared by content, not by counters</b>: two copies of a queue are equal iff their
+ * (epoch, last seq, digest) are equal. The digest folds, for every data mutation in order, its seq,
+ * its operation, the CRC32C of its id and the CRC32C of what it carries after the id (priority,
+ * notBefore, state and body), so a copy that lost one mutation anywhere (a record of an older
+ * journal file, a node's power loss) has another digest from there on, even where its counts still
+ * match. Owner changes (a write OPEN at a higher epoch) are not in the seq or the digest. The server
+ * keeps both across restarts (its journal records them; see its crash contract).
+ * {@code REBASE} is the end of a rebuild: the rebuilt copy holds its source's live messages in the
+ * source's order, and takes over the source's last seq and digest (read by a STAT in the source's
+ * stream at the point where the rebuild's copying ended), so the two compare equal from then on.
+ * It does not change the transaction number.
+ *
+ * <h3>Sequenced mutations (flag 0x0002)</h3>
+ * The queue's one writer (the replication layer) numbers every mutation it sends, PUT, DELETE,
+ * REPLACE and CLEAR alike, with the queue's next seq, and sends it first in the payload:
+ * <pre>
+ * +---------------+---------------+---------------+---------------+
+ * | ...request header, flags = 0x0002 (| 0x0001 for a replacing PUT)  |
+ * +---------------------------------------------------------------+
+ * |                 queue seq (int64, &gt;= 1)                        | 20
+ * +---------------------------------------------------------------+
+ * |                 the operation's payload as above ...          | 28
+ * </pre>
+ * The server applies it only when it is the queue's last seq + 1 (a write OPEN does not take a
+ * seq). A refusal that is the mutation's outcome (NOT_FOUND, DUPLICATE_ID, QUEUE_FULL,
+ * BAD_REQUEST) takes the seq too, so both copies stay in step. A <b>repeat</b> (seq &lt;= last) is
+ * answered with the outcome of the first time, its status, transaction number and (PUT) position,
+ * and applies nothing: a retry after a lost answer or a path switch is idempotent. The server keeps
+ * the outcomes of a queue's latest 2,048 seqs (across restarts, from its journal); an older repeat
+ * is answered {@code SEQ_TOO_OLD}. A <b>gap</b> (seq &gt; last + 1) applies nothing and is answered
+ * {@code SEQ_GAP}, whose payload is the reason string followed by {@code i64} the queue's last seq:
+ * the writer resends from there. Without the flag the server takes the next seq itself (clients of
+ * a single server).
  *
  * <h3>Queue flags</h3>
  * The {@code u8 queue flags} that end OPEN and STAT answers were added after the other fields, so
@@ -123,9 +171,9 @@
  * A frame longer than the server's limit is skipped and answered {@code FRAME_TOO_LARGE}; framing
  * is kept. A frame whose length is shorter than the fixed header, or an unknown protocol version,
  * means framing is lost: the server answers {@code BAD_FRAME} (sequence 0) and closes the
- * connection. For a version the reason names both ("server speaks protocol version 1, client sent
- * 2"); the answer is a frame of the server's version, so a client of another version reports the
- * mismatch from its side ("client speaks protocol version 2, server sent 1"). A client that
+ * connection. For a version the reason names both ("server speaks protocol version 2, client sent
+ * 1"); the answer is a frame of the server's version, so a client of another version reports the
+ * mismatch from its side ("client speaks protocol version 1, server sent 2"). A client that
  * receives {@code BAD_FRAME} fails the connection with the server's reason. Every other bad input
  * (unknown opcode, malformed payload, bad handle, ...) is answered with its status code and the
  * connection goes on.

@@ -154,11 +154,11 @@ class FrameDecoderTest {
         EmbeddedChannel server = new EmbeddedChannel(FrameDecoder.forRequests(1000));
         ByteBuf request = Unpooled.buffer().writeInt(16).writeByte(9).writeBytes(new byte[15]);
         assertThatThrownBy(() -> server.writeInbound(request)).isInstanceOf(FramingLostException.class)
-                .hasMessage("server speaks protocol version 1, client sent 9");
+                .hasMessage("server speaks protocol version 2, client sent 9");
         EmbeddedChannel client = new EmbeddedChannel(FrameDecoder.forResponses(1000));
         ByteBuf response = Unpooled.buffer().writeInt(20).writeByte(200).writeBytes(new byte[19]);
         assertThatThrownBy(() -> client.writeInbound(response)).isInstanceOf(FramingLostException.class)
-                .hasMessage("client speaks protocol version 1, server sent 200");
+                .hasMessage("client speaks protocol version 2, server sent 200");
     }
 
     @Test

@@ -11,6 +11,7 @@ import org.jameskvs.client.OpenResult;
 import org.jameskvs.client.QueueStat;
 import org.jameskvs.client.ReadResult;
 import org.jameskvs.protocol.OpenMode;
+import org.jameskvs.protocol.Opcode;
 import org.jameskvs.protocol.Status;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -174,11 +175,22 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
             }
         }
         sink.accept(new NodeResponse(r.token(), res.status(), res.txn(), 0, res.reason(), res.epoch(), res.size(),
-                null, null, null, res.flags()));
+                null, null, null, res.flags(), res.lastSeq(), res.digest()));
     }
 
     private void dispatch(KvsQueue q, NodeRequest r) {
         long tok = r.token();
+        if (r.queueSeq() > 0 && r.op().isMutation()) {
+            Opcode kind = switch (r.op()) {
+                case PUT, PUT_REPLACING -> Opcode.PUT;
+                case DELETE -> Opcode.DELETE;
+                case REPLACE -> Opcode.REPLACE;
+                default -> Opcode.CLEAR;
+            };
+            q.sequenced(r.queueSeq(), kind, r.op() == NodeOp.PUT_REPLACING, r.id(), r.priority(), r.notBefore(), r.state(),
+                    r.body()).thenAccept(a -> answer(ack(tok, a)));
+            return;
+        }
         switch (r.op()) {
             case PUT -> q.put(r.id(), r.priority(), r.notBefore(), r.state(), r.body()).thenAccept(a -> answer(ack(tok, a)));
             case PUT_REPLACING -> q.putReplacing(r.id(), r.priority(), r.notBefore(), r.state(), r.body())
@@ -186,6 +198,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
             case DELETE -> q.delete(r.id()).thenAccept(a -> answer(ack(tok, a)));
             case REPLACE -> q.replace(r.id(), r.priority(), r.notBefore(), r.state()).thenAccept(a -> answer(ack(tok, a)));
             case CLEAR -> q.clear().thenAccept(a -> answer(ack(tok, a)));
+            case REBASE -> q.rebase(r.fromPosition(), r.readyBefore()).thenAccept(a -> answer(ack(tok, a)));
             case GET -> q.get(r.id()).thenAccept((GetResult g) -> answer(new NodeResponse(tok, g.status(), g.txn(), 0,
                     g.reason(), 0, 0, g, null, null)));
             case READ -> q.read(r.fromPosition(), r.maxCount(), r.maxBytes(), r.readyBefore()).thenAccept((ReadResult rr) ->

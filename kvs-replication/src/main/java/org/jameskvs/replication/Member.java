@@ -34,6 +34,14 @@ final class Member {
     /** Transaction number of the copy after the last answered mutation (exact: set by each OPEN). */
     long txn = -1;
     /**
+     * The queue seq this copy holds as far as we know (its OPEN answer, then each answer to a
+     * sequenced mutation); -1 unknown. With {@link #sentSeq}, the bounds a reopened copy's seq must
+     * fall in: below means it lost mutations, above that someone else wrote to it.
+     */
+    long seq = -1;
+    /** The highest queue seq sent to this copy. */
+    long sentSeq = -1;
+    /**
      * Seq of the latest record this copy applied while SYNC with nothing retried since, and the
      * exact transaction number right after it; -1 once a retry or a state change makes the copy's
      * mutation stream differ from the other copy's (see {@link MembershipRecord}).

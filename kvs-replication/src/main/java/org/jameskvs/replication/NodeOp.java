@@ -3,7 +3,9 @@ package org.jameskvs.replication;
 /** What a {@link NodeRequest} asks of one node; mirrors the wire opcodes the replication layer uses. */
 public enum NodeOp {
     OPEN_WRITE, OPEN_READ, PUT, /** PUT that atomically replaces a live message with the same id */ PUT_REPLACING,
-    DELETE, REPLACE, CLEAR, GET, READ, STAT, PING;
+    DELETE, REPLACE, CLEAR, GET, READ, STAT, PING,
+    /** end of a rebuild: the target takes over the source's seq and digest (fromPosition = seq, readyBefore = digest) */
+    REBASE;
 
     public boolean isMutation() {
         return this == PUT || this == PUT_REPLACING || this == DELETE || this == REPLACE || this == CLEAR;

@@ -9,12 +9,23 @@ package org.jameskvs.replication;
  *
  * @param epoch   OPEN only: the wire epoch
  * @param owner   OPEN only: the owner name stored with the queue
+ * @param fromPosition READ: the first position; REBASE: the seq (and {@code readyBefore} the digest)
  * @param viaReadHandle use the handle of the latest OPEN_READ instead of the write handle (probing)
+ * @param queueSeq PUT, PUT_REPLACING, DELETE, REPLACE, CLEAR: the queue seq the writer gave the
+ *                 mutation (sent with it, see the protocol's sequenced mutations); 0: none
  */
 public record NodeRequest(long token, String node, NodePath path, String queue, NodeOp op,
                           byte[] id, int priority, long notBefore, byte[] state, byte[] body,
                           long fromPosition, int maxCount, int maxBytes, long readyBefore,
-                          long epoch, String owner, boolean viaReadHandle) {
+                          long epoch, String owner, boolean viaReadHandle, long queueSeq) {
+
+    public NodeRequest(long token, String node, NodePath path, String queue, NodeOp op,
+                       byte[] id, int priority, long notBefore, byte[] state, byte[] body,
+                       long fromPosition, int maxCount, int maxBytes, long readyBefore,
+                       long epoch, String owner, boolean viaReadHandle) {
+        this(token, node, path, queue, op, id, priority, notBefore, state, body, fromPosition, maxCount, maxBytes,
+                readyBefore, epoch, owner, viaReadHandle, 0);
+    }
 
     static NodeRequest ping(long token, String node, NodePath path) {
         return new NodeRequest(token, node, path, null, NodeOp.PING, null, 0, 0, null, null, 0, 0, 0, 0, 0, null, false);
@@ -29,6 +40,6 @@ public record NodeRequest(long token, String node, NodePath path, String queue, 
     @Override
     public String toString() {
         return "NodeRequest{" + token + " " + op + " " + node + "/" + path + " " + queue
-                + (id == null ? "" : " id=" + Ids.show(id)) + (op.name().startsWith("OPEN") ? " epoch=" + epoch : "") + "}";
+                + (id == null ? "" : " id=" + Ids.show(id)) + (queueSeq > 0 ? " seq=" + queueSeq : "") + (op.name().startsWith("OPEN") ? " epoch=" + epoch : "") + "}";
     }
 }

@@ -10,10 +10,18 @@ import org.jameskvs.protocol.Status;
  * A node's answer to a {@link NodeRequest}, fed back into the state machine. {@code txn} is the
  * queue's transaction number after the request (-1 when unknown, e.g. client-side TIMEOUT);
  * {@code value} is the PUT position or PING time; OPEN fills {@code epoch}, {@code size} and
- * {@code flags} (the server's queue flags, {@link QueueFlags}); GET/READ/STAT fill their result.
+ * {@code flags} (the server's queue flags, {@link QueueFlags}) and {@code lastSeq}, {@code digest}
+ * (the copy's content identity, -1 and 0 when unknown); GET/READ/STAT fill their result.
  */
 public record NodeResponse(long token, Status status, long txn, long value, String reason,
-                           long epoch, long size, GetResult get, ReadResult read, QueueStat stat, int flags) {
+                           long epoch, long size, GetResult get, ReadResult read, QueueStat stat, int flags,
+                           long lastSeq, long digest) {
+
+    /** An answer without seq and digest. */
+    public NodeResponse(long token, Status status, long txn, long value, String reason,
+                        long epoch, long size, GetResult get, ReadResult read, QueueStat stat, int flags) {
+        this(token, status, txn, value, reason, epoch, size, get, read, stat, flags, -1, 0);
+    }
 
     /** An answer without queue flags (every answer but OPEN's). */
     public NodeResponse(long token, Status status, long txn, long value, String reason,

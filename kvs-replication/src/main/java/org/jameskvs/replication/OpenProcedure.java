@@ -21,10 +21,13 @@ import java.util.Map;
  * mutations are refused (STALE_EPOCH) on those copies, and since any of its later acks would need
  * one of them (every membership change keeps a survivor), it can ack nothing more.</li>
  * <li><b>Read the records</b> ({@link MembershipRecord}) on the fenced copies; they can no longer
- * change. The highest version names the members. If both are SYNC, hold that version and their
- * transaction numbers moved by the same amount since it, both stay SYNC; otherwise the copy that
- * is ahead is the source and the other one is rebuilt (in the background; the queue is usable as
- * soon as the new record is on both write members).</li>
+ * change. The highest version names the members. If both are SYNC, hold that version and are
+ * <b>equal by content</b>, i.e. their (epoch, last seq, digest) are equal (the fence OPEN's answer;
+ * see the protocol's package doc), both stay SYNC; otherwise the copy that holds the newest record,
+ * then the one that applied more mutations, is the source and the other one is rebuilt (in the
+ * background; the queue is usable as soon as the new record is on both write members). Transaction
+ * numbers and sizes no longer decide: a copy that lost a record in an older journal file keeps
+ * its counts but not its digest.</li>
  * </ol>
  * A copy whose server flags it DAMAGED (journal records of it lost at recovery: it may lack
  * acknowledged messages or hold deleted ones, with a transaction number that still looks right) is
@@ -50,12 +53,13 @@ final class OpenProcedure {
         long epoch;
         String owner = "";
         long size;
-        /** Transaction number at the probe's STAT: the fence OPEN must be the only transaction after it. */
-        long probeTxn = -1;
         boolean fenced;
         long fenceTxn;
         /** The fence OPEN's answer flags the copy DAMAGED (final: nobody else writes to it after the fence). */
         boolean damaged;
+        /** The copy's content identity at the fence (final, as above): data mutations applied and their digest. */
+        long lastSeq = -1;
+        long digest;
         long wire;
         boolean recordRead;
         MembershipRecord record;
@@ -103,7 +107,6 @@ final class OpenProcedure {
                             p.epoch = st.stat().epoch();
                             p.owner = st.stat().owner() == null ? "" : st.stat().owner();
                             p.size = st.stat().size();
-                            p.probeTxn = st.stat().txn();
                             probes.put(n, p);
                         }
                         done(1);
@@ -197,6 +200,8 @@ final class OpenProcedure {
                     p.fenceTxn = resp.txn();
                     p.size = resp.size();
                     p.damaged = resp.damaged();
+                    p.lastSeq = resp.lastSeq();
+                    p.digest = resp.digest();
                 }
                 done(2);
             });
@@ -325,18 +330,19 @@ final class OpenProcedure {
                 }
             }
         }
-        if (candidates.size() == 2 && candidates.stream().allMatch(p -> sameVersion(p.record, rec)) && rec.refSeq() >= 0
-                && candidates.stream().allMatch(p -> noOpenSinceRecord(p, rec))
-                && candidates.get(0).size == candidates.get(1).size
-                && delta(candidates.get(0), rec) == delta(candidates.get(1), rec)) {
+        if (candidates.size() == 2 && candidates.stream().allMatch(p -> sameVersion(p.record, rec))
+                && sameContent(candidates.get(0), candidates.get(1))) {
             r.opened(epoch, List.of(member(candidates.get(0), SyncState.SYNC), member(candidates.get(1), SyncState.SYNC)),
                     null, size(candidates.get(0)));
             return;
         }
-        // The copy that applied more since the record (or holds the newest record) is the source.
+        if (candidates.size() == 2) {
+            r.event("copies differ: " + identity(candidates.get(0)) + " vs " + identity(candidates.get(1))
+                    + "; one is rebuilt from the other");
+        }
+        // The copy that holds the newest record, then the one that applied more mutations, is the source.
         candidates.sort(Comparator.comparing((Probe p) -> sameVersion(p.record, rec) ? 1 : 0)
-                .thenComparingLong(p -> sameVersion(p.record, rec) && rec.refSeq() >= 0 && rec.entry(p.node) != null
-                        && rec.entry(p.node).refTxn() >= 0 ? delta(p, rec) : 0)
+                .thenComparingLong(p -> p.lastSeq)
                 .thenComparingLong(p -> p.size).reversed());
         Probe source = candidates.get(0);
         String target = null;
@@ -393,18 +399,20 @@ final class OpenProcedure {
     }
 
     /**
-     * No write OPEN reached the copy since the record was written (its epoch is still the handle's
-     * the record names) nor between our probe and our fence: its transactions since the record are
-     * the writer's mutations only (see {@link MembershipRecord}).
+     * Copies are equal iff (epoch, last seq, digest) are equal: the fencing epoch (the writer
+     * process, not the per-connection generation, see {@link Epochs}) they were last owned at
+     * (before our fence), the data mutations they applied and the rolling digest over them (see the
+     * protocol's package doc). Counts alone (transactions, size) cannot see a lost record whose
+     * neighbours kept their numbers; the digest does. An unknown seq (-1) is never equal.
      */
-    private static boolean noOpenSinceRecord(Probe p, MembershipRecord rec) {
-        MembershipRecord.Entry e = rec.entry(p.node);
-        return e != null && e.wire() >= 0 && e.wire() == p.epoch && p.probeTxn >= 0 && p.fenceTxn == p.probeTxn + 1;
+    private static boolean sameContent(Probe a, Probe b) {
+        return a.lastSeq >= 0 && Epochs.fencingOf(a.epoch) == Epochs.fencingOf(b.epoch) && a.lastSeq == b.lastSeq
+                && a.digest == b.digest;
     }
 
-    private static long delta(Probe p, MembershipRecord rec) {
-        MembershipRecord.Entry e = rec.entry(p.node);
-        return e == null || e.refTxn() < 0 ? Long.MIN_VALUE + p.node.hashCode() : p.fenceTxn - e.refTxn();
+    private static String identity(Probe p) {
+        return p.node + " (epoch " + Epochs.counter(Epochs.fencingOf(p.epoch)) + ", seq " + p.lastSeq + ", digest "
+                + Long.toHexString(p.digest) + ")";
     }
 
     private static long size(Probe p) {
@@ -417,6 +425,8 @@ final class OpenProcedure {
         m.wireEpoch = p.wire;
         m.txn = p.fenceTxn;
         m.predictedTxn = p.fenceTxn;
+        m.seq = p.lastSeq;
+        m.sentSeq = p.lastSeq;
         m.hasRecord = p.record != null;
         m.damaged = p.damaged;
         return m;

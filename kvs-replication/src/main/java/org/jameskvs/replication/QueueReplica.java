@@ -317,16 +317,57 @@ public final class QueueReplica {
         ReplicaOp op = s.op;
         NodeOp kind = op.kind;
         byte[] state = op.state;
+        if (s.seq == 0 && isMutation(op) && op.rebuild == null && sequencing(m)) {
+            // The copy's next seq; kept by the Sent, so a retry on the other path repeats it exactly.
+            s.seq = ++m.sentSeq;
+        }
         if (op.purpose == ReplicaOp.Purpose.RECORD) {
-            kind = m.hasRecord ? NodeOp.REPLACE : NodeOp.PUT;
+            // Sequenced: one replacing PUT whether or not the copy holds the record, so that the
+            // copies get the same mutation under the same seq (no per-copy PUT/REPLACE resend).
+            kind = s.seq > 0 ? NodeOp.PUT_REPLACING : m.hasRecord ? NodeOp.REPLACE : NodeOp.PUT;
         }
         NodeRequest r = new NodeRequest(core.nextToken(), m.node, m.path, name, kind, op.id, op.priority,
-                op.notBefore, state, kind == NodeOp.PUT ? (op.body == null ? new byte[0] : op.body) : op.body,
-                op.fromPosition, op.maxCount, op.maxBytes, op.readyBefore, 0, null, false);
+                op.notBefore, state, kind == NodeOp.PUT || kind == NodeOp.PUT_REPLACING
+                        ? (op.body == null ? new byte[0] : op.body) : op.body,
+                op.fromPosition, op.maxCount, op.maxBytes, op.readyBefore, 0, null, false, s.seq);
         s.token = r.token();
         s.sentAt = core.clock.nanoTime();
         m.inflight.add(s);
         core.send(r, s);
+    }
+
+    /**
+     * Mutations to this copy carry its queue seq (see the protocol's sequenced mutations): an
+     * in-sync copy whose seq is known. A rebuild target gets them unsequenced until its REBASE.
+     */
+    private static boolean sequencing(Member m) {
+        return m.sync == SyncState.SYNC && m.sentSeq >= 0;
+    }
+
+    /**
+     * SEQ_GAP: the copy did not take a seq we counted (a mutation it failed without taking its seq,
+     * e.g. DISK_FULL). Nothing from the gap on was applied: the unanswered mutations are numbered
+     * again from the copy's last seq and resent in order (the suffix). Its seq then differs from
+     * the other copy's, which the next open's content check sees.
+     */
+    private void resequence(Member m, long serverLast) {
+        event(m.node + " answered SEQ_GAP at seq " + serverLast + " (we had sent up to " + m.sentSeq
+                + "): the suffix is sent again from " + (serverLast + 1));
+        List<Sent> again = new ArrayList<>(m.inflight);
+        m.inflight.clear();
+        for (int i = again.size() - 1; i >= 0; i--) {
+            Sent x = again.get(i);
+            core.forget(x.token);
+            m.backlog.addFirst(x);
+        }
+        for (Sent x : m.backlog) {
+            if (x.seq > serverLast) {
+                x.seq = 0;
+            }
+        }
+        m.sentSeq = serverLast;
+        m.seq = serverLast;
+        flushBacklog(m);
     }
 
     // ------------------------------------------------------------------ answers
@@ -341,7 +382,24 @@ public final class QueueReplica {
             pathFailed(m, m.path, r.status() + " " + r.reason());
             return;
         }
+        if (s.seq > 0 && r.status() == Status.SEQ_GAP) {
+            if (r.value() < m.seq) {
+                // Below a seq it already answered: the copy lost applied mutations (its server came
+                // back without its journal, say). Not in sync, whatever its numbers.
+                m.inflight.remove(s);
+                markNg(m, "copy at seq " + r.value() + " below the " + m.seq + " it had answered (SEQ_GAP)");
+                dropped(m, s.op, null, "lost applied mutations"); // the other copy's answer decides
+                return;
+            }
+            resequence(m, r.value());
+            return;
+        }
         m.inflight.remove(s);
+        if (s.seq > 0 && r.status() == Status.SEQ_TOO_OLD) {
+            markNg(m, "its outcome of seq " + s.seq + " is no longer kept: " + r.reason());
+            dropped(m, s.op, null, "outcome unknown");
+            return;
+        }
         if (r.status() == Status.STALE_EPOCH) {
             fence("STALE_EPOCH from " + m.node + ": " + r.reason());
             return;
@@ -433,6 +491,11 @@ public final class QueueReplica {
                     rebuild.onCopied(eff);
                 }
             }
+            case REBASE -> {
+                if (!r.isOk() && members.contains(m)) {
+                    markNg(m, "rebase refused: " + r.status());
+                }
+            }
         }
     }
 
@@ -443,6 +506,13 @@ public final class QueueReplica {
     private Status account(Member m, Sent s, NodeResponse r) {
         ReplicaOp op = s.op;
         Status st = r.status();
+        if (s.seq > 0) {
+            // A sequenced answer is the mutation's one outcome, also for a repeat (which carries the
+            // transaction number of the first time): no ambiguity, no transaction arithmetic.
+            m.seq = Math.max(m.seq, s.seq);
+            m.txn = Math.max(m.txn, r.txn());
+            return st;
+        }
         if (r.txn() >= 0) {
             long expected = st == Status.OK ? m.txn + 1 : m.txn;
             if (m.txn >= 0 && r.txn() != expected) {
@@ -710,8 +780,16 @@ public final class QueueReplica {
             // lost unsynced writes), more means someone else wrote to it. Either way it is not in sync.
             long maybeApplied = m.uncertain + m.backlog.stream().filter(x -> x.retried && isMutation(x.op)).count();
             long least = m.txn + 1;
-            if (m.txn >= 0 && (r.txn() < least || r.txn() > least + maybeApplied)) {
-                String why = "copy reopened at transaction " + r.txn() + ", expected " + least
+            // A sequenced copy is checked by its seq, which OPENs do not move: it holds at least every
+            // seq it answered and at most the ones we sent it. (Transactions: the count of OPENs that
+            // may have been applied was a guess; seqs need none.)
+            boolean bySeq = m.seq >= 0 && r.lastSeq() >= 0;
+            boolean outside = bySeq ? r.lastSeq() < m.seq || r.lastSeq() > m.sentSeq
+                    : m.txn >= 0 && (r.txn() < least || r.txn() > least + maybeApplied);
+            if (outside) {
+                String why = bySeq ? "copy reopened at seq " + r.lastSeq() + ", expected " + m.seq
+                        + (m.sentSeq > m.seq ? ".." + m.sentSeq : "")
+                        : "copy reopened at transaction " + r.txn() + ", expected " + least
                         + (maybeApplied > 0 ? ".." + (least + maybeApplied) : "");
                 if (m.lost) {
                     m.lost = false; // it answered: no longer the unreachable authority, just a bad copy
@@ -733,6 +811,12 @@ public final class QueueReplica {
                 m.recordSeq = -1;
                 m.txn = r.txn();
                 m.predictedTxn = m.txn + queuedMutations(m);
+                if (bySeq) {
+                    // Its seqs are not ours (someone else wrote, or it lost some): what waits is
+                    // numbered anew from its last one, never taken for a repeat of a foreign seq.
+                    m.backlog.forEach(x -> x.seq = 0);
+                }
+                rebaseSeq(m, r.lastSeq());
                 flushBacklog(m);
                 markNg(m, why);
                 return;
@@ -765,6 +849,7 @@ public final class QueueReplica {
             }
             m.txn = r.txn();
             m.predictedTxn = m.txn + queuedMutations(m);
+            rebaseSeq(m, r.lastSeq());
             if (m.lost) {
                 m.lost = false;
                 event(m.node + " is back (txn " + m.txn + ")");
@@ -790,6 +875,20 @@ public final class QueueReplica {
             }
             pathFailed(m, m.path, "OPEN " + r.status());
         }
+    }
+
+    /**
+     * After a reopen: the copy holds {@code lastSeq}; what waits to be resent keeps its seqs (those
+     * up to it are answered as repeats), and new mutations follow the highest of them. Dropped
+     * sends (a lost member's) leave no hole: the next seq follows what the copy holds.
+     */
+    private static void rebaseSeq(Member m, long lastSeq) {
+        if (lastSeq < 0) {
+            return;
+        }
+        long pending = m.backlog.stream().mapToLong(x -> x.seq).max().orElse(0);
+        m.seq = lastSeq;
+        m.sentSeq = Math.max(lastSeq, pending);
     }
 
     private static long queuedMutations(Member m) {
@@ -1170,6 +1269,13 @@ public final class QueueReplica {
         }
         rebuild = null;
         r.target.sync = SyncState.SYNC;
+        ReplicaOp rebase = r.rebaseOp();
+        if (rebase != null) {
+            sendTo(r.target, rebase, false); // ahead of the held mutations: the same ones then follow on both copies
+            // From here the target's mutations carry seqs, continuing from the source's at the marker.
+            r.target.seq = rebase.fromPosition;
+            r.target.sentSeq = rebase.fromPosition;
+        }
         releaseHeld(r.target);
         for (ReplicaOp op : r.deferred) {
             op.ack.complete(op.deferredAck);

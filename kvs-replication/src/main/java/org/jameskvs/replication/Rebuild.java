@@ -37,7 +37,8 @@ import java.util.Set;
  * REPLACE noted during the rebuild, skipping ids deleted live). A pass whose range is short (at most
  * one copy block, or the {@link #MAX_PASSES}th) is the last: from its marker on, the target's new
  * mutations are <i>held</i> (their acks wait) and sent right behind the re-appended messages when it
- * ends, and the target becomes SYNC. The rebuilt copy then holds the source's messages in the
+ * ends, and the target becomes SYNC, after a REBASE that gives it the source's last seq and
+ * digest at that last marker ({@link #rebaseOp}), so the two compare equal by content. The rebuilt copy then holds the source's messages in the
  * source's order; positions are the target's own (they are per copy), so a reader switching to it
  * still rescans from 0 ({@code readCopyChanges}).
  */
@@ -63,6 +64,9 @@ final class Rebuild {
     /** Per id, the count at its last DELETE or replacing PUT (a re-append of an older read must not undo it). */
     private final Map<String, Long> lastRemoval = new HashMap<>();
     private boolean cleared;
+    /** The source's last seq and digest at the last marker (-1: not read yet): the target takes them over at the end. */
+    private long baseSeq = -1;
+    private long baseDigest;
     private boolean reading;
     private int outstanding;
     long copied;
@@ -123,6 +127,12 @@ final class Rebuild {
         }
         progressed();
         awaitingMarker = false;
+        if (target.holding) {
+            // From this marker on the target's new mutations are held, so it lacks exactly the
+            // source's mutations up to here once the last pass is copied: it takes over this identity.
+            baseSeq = r.stat().lastSeq();
+            baseDigest = r.stat().digest();
+        }
         long end = r.stat().nextPosition();
         cursor = pass == 1 ? 0 : marker; // a re-append pass covers [previous marker, new marker)
         marker = Math.max(end, cursor);
@@ -221,6 +231,23 @@ final class Rebuild {
         copied++;
         progressed();
         next();
+    }
+
+    /**
+     * The REBASE that ends the copy: the target holds the source's live messages in the source's
+     * order as of the last marker, so it takes over the source's (seq, digest) there, and from then
+     * on both apply the same mutations. Null when there is none to send (a client CLEAR ended the
+     * copy: the copies then compare different at the next open, which rebuilds one again).
+     */
+    ReplicaOp rebaseOp() {
+        if (cleared || baseSeq < 0) {
+            return null;
+        }
+        ReplicaOp op = new ReplicaOp(NodeOp.REBASE, ReplicaOp.Purpose.REBASE, replica.core.clock.nanoTime());
+        op.rebuild = this;
+        op.fromPosition = baseSeq;
+        op.readyBefore = baseDigest;
+        return op;
     }
 
     /** The copy will not complete: deferred acks become "not replicated" (the outcome is unknown). */

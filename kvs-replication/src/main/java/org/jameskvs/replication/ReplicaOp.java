@@ -27,10 +27,14 @@ final class ReplicaOp {
         /** one READ block from the rebuild source */
         COPY_READ,
         /** one message copied to the rebuild target */
-        COPY
+        COPY,
+        /** the rebuild target takes over the source's seq and digest (read at the last marker) */
+        REBASE
     }
 
     final NodeOp kind;
+    /** The queue seq the writer gave this mutation (client mutations and record writes); 0: none. */
+    long seq;
     final Purpose purpose;
     final long createdAt;
     byte[] id;

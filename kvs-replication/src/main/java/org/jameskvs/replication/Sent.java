@@ -12,6 +12,11 @@ final class Sent implements Consumer<NodeResponse> {
     final ReplicaOp op;
     /** Sent again after a path switch: it may have been applied already on the lost path. */
     boolean retried;
+    /**
+     * The queue seq this mutation carries to this copy (0: unsequenced), given at its first
+     * transmission and kept for retries: a repeat is answered with the first outcome.
+     */
+    long seq;
     long token;
     long sentAt;
 

@@ -26,9 +26,23 @@
  * <ul>
  * <li>An OK for a mutation (put, delete, replace, clear) means both copies applied it. With only one
  * copy able to take writes, mutations fail ({@code STORAGE_ERROR}); the James side answers SMTP 4xx.</li>
- * <li>Each copy's transaction number must move by exactly one per applied mutation; a copy that
- * disagrees (or that reopens at a transaction number it cannot have) is NG: isolated, and the queue
- * is re-synchronised onto a copy (CLEAR, then block-wise copy while traffic continues).</li>
+ * <li><b>One sequence per queue</b> (the model: BookKeeper's entry ids given by the one fenced
+ * writer). Every mutation sent to an in-sync copy carries the queue seq the writer gave it (its
+ * first transmission to that copy; a retry on the other path repeats it): the server applies only
+ * the next seq, answers a repeat with the first outcome (so a retry after a path switch is never
+ * ambiguous) and refuses a gap; a gap above what the copy answered is closed by sending the
+ * suffix again, one below it means the copy lost mutations (NG). A write OPEN takes no seq: a
+ * reopened copy must hold at least every seq it answered and at most those sent to it, else it is
+ * NG. A rebuild target gets unsequenced mutations until its REBASE, then the source's seqs.
+ * Unsequenced copies (older ones, rebuild targets) are still checked by transaction numbers: a copy
+ * that disagrees is NG: isolated, and the queue is re-synchronised onto a copy (CLEAR, then
+ * block-wise copy while traffic continues).</li>
+ * <li><b>Copies are compared by content</b> (the model: Kafka's leader-epoch truncation compares logs
+ * by epoch and offset, not length): at open and takeover two in-sync copies are kept as they are
+ * iff their (fencing epoch, last seq, digest) are equal (the fence OPEN's answer; the digest folds
+ * every mutation's seq, operation, id and content, see kvs-protocol); otherwise the copy holding
+ * the newest record, then the higher seq, is the source and the other is rebuilt. A rebuild ends
+ * with REBASE: the target takes over the source's (seq, digest) at the last marker.</li>
  * <li>A copy its server flags DAMAGED (journal records lost at recovery, see the queue flags in
  * kvs-protocol) is never taken as in sync, whatever its transaction number: at open, takeover or a
  * member's reopen it is NG and rebuilt from the intact copy (the rebuild's CLEAR ends the mark).
@@ -67,8 +81,8 @@
  * may be behind the other one (by at most the writes in flight, or by one recheck interval,
  * {@code leaseRenew}, after it was isolated); the reader switches when it fails or the record stops
  * naming it, and {@code ReadResult.positionSpace} changes (see {@code ReadOnlyReplica}).</li>
- * <li>A REPLACE applied twice because of a path-switch retry is idempotent in content; it only
- * disables the cheap equality proof of the next takeover (which then rebuilds one copy).</li>
+ * <li>Positions are still assigned by each server (not yet the PUT's seq), and a copy that missed
+ * mutations is still rebuilt in full (CLEAR and copy), not brought up by its missing suffix.</li>
  * </ul>
  */
 package org.jameskvs.replication;

@@ -101,6 +101,39 @@ class DamagedCopyRebuildTest {
     }
 
     /**
+     * After the rebuild of a copy that lost a record in an older journal file, the copies are equal
+     * by content: same (epoch, last seq, digest), the rebuilt one having taken over its source's at
+     * the end of the copy (REBASE). So the next restarted owner keeps both as they are: no copy is
+     * CLEARed (every rebuild starts with one) and both are SYNC.
+     */
+    @Test
+    void aRebuiltCopyIsEqualByContentAndKeptAtTheNextOpen() throws Exception {
+        List<String> live = writeTwoBatchesAndStop("kvs2");
+        damageOlderFile("kvs2", true);
+        restart("kvs2");
+        assertDamagedWithSameTransaction("kvs2", "kvs1");
+
+        reopenAsRestartedOwner();
+        awaitEvent(e -> e.contains("rebuild of kvs2 done"), "kvs2 rebuilt");
+        assertBothCopiesHoldExactly(live);
+        opener.close(); // the writer goes: nothing changes the copies while they are compared
+        opener = null;
+        QueueStat one = stat("kvs1");
+        QueueStat two = stat("kvs2");
+        assertThat(new long[] {Epochs.fencingOf(two.epoch()), two.lastSeq(), two.digest()}).as("kvs2 rebuilt vs kvs1")
+                .containsExactly(Epochs.fencingOf(one.epoch()), one.lastSeq(), one.digest());
+
+        Map<String, Long> clears = new LinkedHashMap<>();
+        NODES.forEach(n -> clears.put(n, requests(n, "CLEAR")));
+        events.clear();
+        reopenAsRestartedOwner();
+        awaitTwoSyncCopies();
+        NODES.forEach(n -> assertThat(requests(n, "CLEAR")).as("CLEARs on %s (a rebuild)", n).isEqualTo(clears.get(n)));
+        assertThat(events).noneMatch(e -> e.contains("copies differ"));
+        assertBothCopiesHoldExactly(live);
+    }
+
+    /**
      * The intact copy's node is away: the damaged one must not become the authority (it would later
      * be copied over the intact one). The open waits, and succeeds once the intact copy is back.
      */
@@ -198,6 +231,7 @@ class DamagedCopyRebuildTest {
         assertThat(bad.damaged()).as("%s flagged DAMAGED", damaged).isTrue();
         assertThat(good.damaged()).as("%s intact", intact).isFalse();
         assertThat(bad.txn()).as("transaction numbers").isEqualTo(good.txn());
+        assertThat(bad.digest()).as("the content check sees what the counts cannot").isNotEqualTo(good.digest());
     }
 
     private KvsQueue reopenAsRestartedOwner() throws InterruptedException {
@@ -291,6 +325,17 @@ class DamagedCopyRebuildTest {
 
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Requests of one opcode a node has served, from its metrics. */
+    private long requests(String node, String op) {
+        String needle = "kvs_requests_total{op=\"" + op + "\"} ";
+        for (String line : servers.get(node).metrics().scrape().split("\n")) {
+            if (line.startsWith(needle)) {
+                return (long) Double.parseDouble(line.substring(needle.length()).trim());
+            }
+        }
+        return 0;
     }
 
     private KvsClient plainClient(String node) {

@@ -253,6 +253,9 @@ class ReplicationScenarioTest {
         q.byPos.clear();
         q.byId.clear();
         q.txn = 1;
+        q.seq = 0; // a queue created anew: no seq, no digest, no outcomes kept
+        q.digest = 0;
+        q.outcomes.clear();
     }
 
     @Test

@@ -57,16 +57,39 @@ final class SimServer {
         long epoch;
         String owner = "";
         long txn;
+        /** Data mutations applied and their rolling digest, as the real server's QueueDigest (another fold, same inputs). */
+        long seq;
+        long digest;
         long nextPos = 1;
         /** Recovery found records of it lost (the server's DAMAGED queue flag); CLEAR ends it. */
         boolean damaged;
         final TreeMap<Long, Msg> byPos = new TreeMap<>();
         final Map<String, Msg> byId = new HashMap<>();
+        /** Outcomes of sequenced mutations by seq (the real server keeps the latest 2,048, restored by replay). */
+        final Map<Long, NodeResponse> outcomes = new HashMap<>();
 
         SimQueue(String name) {
             this.name = name;
         }
+
+        void applied(int op, byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
+            seq++;
+            long content = java.util.Objects.hash(priority, notBefore, java.util.Arrays.hashCode(state),
+                    java.util.Arrays.hashCode(body));
+            digest = mix(mix(digest ^ seq * 0x9E3779B97F4A7C15L) + op) ^ ((long) java.util.Arrays.hashCode(id) << 32 | content & 0xFFFFFFFFL);
+            digest = mix(digest);
+        }
+
+        static long mix(long z) {
+            z = (z ^ (z >>> 33)) * 0xFF51AFD7ED558CCDL;
+            z = (z ^ (z >>> 33)) * 0xC4CEB9FE1A85EC53L;
+            return z ^ (z >>> 33);
+        }
     }
+
+    /** Sequenced mutations answered from a stored outcome, and PUTs refused DUPLICATE_ID (tests look). */
+    int repeatsAnswered;
+    int duplicatesAnswered;
 
     SimServer(String name) {
         this.name = name;
@@ -104,6 +127,22 @@ final class SimServer {
         }
         q.byPos.remove(m.position);
         q.damaged = true;
+        q.seq--; // replay folds the records it has: one mutation fewer, another digest from there on
+        q.digest = ~q.digest * 31;
+    }
+
+    /**
+     * A REPLACE record lost at recovery and seen by no replay check (say the first record of the
+     * oldest journal file kept): the message has its older state back, the transaction number and
+     * the size are unchanged, no DAMAGED flag; only the seq (one mutation fewer replayed) and the
+     * digest show it, as the real server's replay computes them.
+     */
+    void loseReplaceUnflagged(String queue, String id, byte[] olderState) {
+        SimQueue q = queues.get(queue);
+        Msg m = q.byId.get(Ids.key(id.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        m.state = olderState;
+        q.seq--;
+        q.digest = ~q.digest * 31;
     }
 
     /** @param handleId handle the client used (0 for OPEN/PING) */
@@ -131,16 +170,51 @@ final class SimServer {
                 return err(tok, Status.STALE_EPOCH, q);
             }
         }
+        if (r.queueSeq() > 0 && r.op().isMutation()) {
+            return applySequenced(tok, q, h, r);
+        }
+        return applyToQueue(tok, q, h, r);
+    }
+
+    /** Sequenced mutations, as the real server's RequestDispatcher: next applied, repeat answered, gap refused. */
+    private NodeResponse applySequenced(long tok, SimQueue q, Handle h, NodeRequest r) {
+        long qs = r.queueSeq();
+        if (qs <= q.seq) {
+            repeatsAnswered++;
+            NodeResponse first = q.outcomes.get(qs);
+            if (first == null) {
+                return NodeResponse.of(tok, Status.SEQ_TOO_OLD, q.txn, 0, "outcome no longer kept");
+            }
+            return NodeResponse.of(tok, first.status(), first.txn(), first.value(), first.reason());
+        }
+        if (qs > q.seq + 1) {
+            return NodeResponse.of(tok, Status.SEQ_GAP, q.txn, q.seq, "seq " + qs + " where the next is " + (q.seq + 1));
+        }
+        NodeResponse res = applyToQueue(tok, q, h, r);
+        Status st = res.status();
+        if (st == Status.NOT_FOUND || st == Status.DUPLICATE_ID || st == Status.QUEUE_FULL || st == Status.BAD_REQUEST) {
+            q.seq++;
+            q.digest = SimQueue.mix(q.digest ^ q.seq * 31 + st.code());
+        } else if (st != Status.OK) {
+            return res; // the seq is not taken
+        }
+        q.outcomes.put(qs, NodeResponse.of(tok, st, res.txn(), res.value(), res.reason()));
+        return res;
+    }
+
+    private NodeResponse applyToQueue(long tok, SimQueue q, Handle h, NodeRequest r) {
         String key = r.id() == null ? null : Ids.key(r.id());
         switch (r.op()) {
             case PUT -> {
                 if (q.byId.containsKey(key)) {
+                    duplicatesAnswered++;
                     return err(tok, Status.DUPLICATE_ID, q);
                 }
                 Msg m = new Msg(q.nextPos++, r.id(), r.priority(), r.notBefore(), r.state(), r.body());
                 q.byPos.put(m.position, m);
                 q.byId.put(key, m);
                 q.txn++;
+                q.applied(2, r.id(), r.priority(), r.notBefore(), r.state(), r.body());
                 return NodeResponse.of(tok, Status.OK, q.txn, m.position, null);
             }
             case PUT_REPLACING -> {
@@ -153,6 +227,7 @@ final class SimServer {
                 q.byPos.put(m.position, m);
                 q.byId.put(key, m);
                 q.txn++;
+                q.applied(2, r.id(), r.priority(), r.notBefore(), r.state(), r.body());
                 return NodeResponse.of(tok, Status.OK, q.txn, m.position, null);
             }
             case DELETE -> {
@@ -162,6 +237,7 @@ final class SimServer {
                 }
                 q.byPos.remove(m.position);
                 q.txn++;
+                q.applied(3, r.id(), 0, 0, null, null);
                 return NodeResponse.of(tok, Status.OK, q.txn, 0, null);
             }
             case REPLACE -> {
@@ -173,6 +249,7 @@ final class SimServer {
                 m.notBefore = r.notBefore();
                 m.state = r.state();
                 q.txn++;
+                q.applied(4, r.id(), r.priority(), r.notBefore(), r.state(), null);
                 return NodeResponse.of(tok, Status.OK, q.txn, 0, null);
             }
             case CLEAR -> {
@@ -180,6 +257,18 @@ final class SimServer {
                 q.byPos.clear();
                 q.damaged = false;
                 q.txn++;
+                q.applied(5, null, 0, 0, null, null);
+                return NodeResponse.of(tok, Status.OK, q.txn, 0, null);
+            }
+            case REBASE -> {
+                if (!h.write) {
+                    return err(tok, Status.READ_ONLY, q);
+                }
+                if (h.epoch < q.epoch) {
+                    return err(tok, Status.STALE_EPOCH, q);
+                }
+                q.seq = r.fromPosition();
+                q.digest = r.readyBefore();
                 return NodeResponse.of(tok, Status.OK, q.txn, 0, null);
             }
             case GET -> {
@@ -222,7 +311,7 @@ final class SimServer {
                 long first = q.byPos.isEmpty() ? q.nextPos : q.byPos.firstKey();
                 return new NodeResponse(tok, Status.OK, q.txn, 0, null, 0, 0, null, null,
                         new QueueStat(Status.OK, null, q.txn, q.byPos.size(), bytes, first, q.nextPos, earliest, q.epoch,
-                                q.owner, flags(q)));
+                                q.owner, flags(q), q.seq, q.digest));
             }
             default -> throw new IllegalStateException(r.op().toString());
         }
@@ -260,7 +349,7 @@ final class SimServer {
         int handle = nextHandle++;
         handles.computeIfAbsent(conn, c -> new HashMap<>()).put(handle, new Handle(q, write, r.epoch()));
         return new NodeResponse(r.token(), Status.OK, q.txn, handle, null, q.epoch, q.byPos.size(), null, null, null,
-                flags(q));
+                flags(q), q.seq, q.digest);
     }
 
     private static int flags(SimQueue q) {

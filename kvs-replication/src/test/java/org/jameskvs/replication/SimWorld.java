@@ -52,6 +52,8 @@ final class SimWorld {
         final NodePath path;
         long conn;
         boolean cut;
+        /** Requests get through and are applied; their answers are held (never delivered while set). */
+        boolean holdAnswers;
         long lastToServer;
         long lastToClient;
         final Map<String, Integer> writeHandles = new HashMap<>();
@@ -191,7 +193,7 @@ final class SimWorld {
             // The client-side handle table is updated when the answer arrives (like KvsClient.open).
             int hid = (int) resp.value();
             NodeResponse clean = new NodeResponse(resp.token(), resp.status(), resp.txn(), 0, null, resp.epoch(),
-                    resp.size(), null, null, null, resp.flags());
+                    resp.size(), null, null, null, resp.flags(), resp.lastSeq(), resp.digest());
             deliver(l, conn, clean, () -> (r.op() == NodeOp.OPEN_WRITE ? l.writeHandles : l.readHandles).put(r.queue(), hid));
             return;
         }
@@ -203,7 +205,7 @@ final class SimWorld {
     }
 
     private void deliver(Link l, long conn, NodeResponse resp, Runnable beforeDelivery, long order) {
-        if (l.cut) {
+        if (l.cut || l.holdAnswers) {
             l.held.put(order, () -> deliver(l, conn, resp, beforeDelivery, order));
             return;
         }
@@ -245,6 +247,15 @@ final class SimWorld {
         for (NodeRequest r : lost) {
             NodeResponse resp = NodeResponse.failed(r.token(), Status.CONNECTION_LOST, "connection lost");
             at(at++, () -> l.core.onResponse(resp)); // the client fails its pending calls in order
+        }
+    }
+
+    /** From now on the answers on this node's path are lost: requests still arrive and are applied. */
+    void holdAnswers(String node, NodePath path) {
+        for (Link l : links.values()) {
+            if (l.node.equals(node) && l.path == path) {
+                l.holdAnswers = true;
+            }
         }
     }
 

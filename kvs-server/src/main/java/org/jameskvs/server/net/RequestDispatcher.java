@@ -15,6 +15,7 @@ import org.jameskvs.protocol.RequestDescriptor;
 import org.jameskvs.protocol.Status;
 import org.jameskvs.protocol.Wire;
 import org.jameskvs.server.metrics.BlockTally;
+import org.jameskvs.server.storage.MutationOutcome;
 import org.jameskvs.server.storage.QueueState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -176,10 +177,21 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         if (status != Status.OK) {
             out.writerIndex(mark);
             QueueHandle h = handles.get(handleId);
-            Frames.writeError(out, code, status, seq, h == null ? 0 : h.queue().txn(),
-                    reason != null ? reason : op == null ? "unknown opcode " + (code & 0xFF) : null);
+            long txn = errorTxn >= 0 ? errorTxn : h == null ? 0 : h.queue().txn();
+            String why = reason != null ? reason : errorReason != null ? errorReason
+                    : op == null ? "unknown opcode " + (code & 0xFF) : null;
+            if (status == Status.SEQ_GAP) {
+                int start = Frames.beginResponse(out, code, status, seq, txn);
+                Wire.writeString(out, why);
+                out.writeLong(gapLastSeq);
+                Frames.finishFrame(out, start);
+            } else {
+                Frames.writeError(out, code, status, seq, txn, why);
+            }
             server.metrics.error(status);
         }
+        errorTxn = -1;
+        errorReason = null;
     }
 
     /** Applies one request; on OK it has written the whole response, on error the caller writes it. */
@@ -228,10 +240,78 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                         return Status.STALE_EPOCH;
                     }
                 }
+                if ((flags & RequestDescriptor.FLAG_SEQUENCED) != 0 && isSequenceable(op)) {
+                    return applySequenced(ctx.channel(), op, seq, handleId, flags, h, in, out);
+                }
                 return applyToQueue(ctx.channel(), op, seq, handleId, flags, h, in, out);
             }
         }
     }
+
+    private static boolean isSequenceable(Opcode op) {
+        return op == Opcode.PUT || op == Opcode.DELETE || op == Opcode.REPLACE || op == Opcode.CLEAR;
+    }
+
+    /** A store refusal that is the mutation's final outcome (not a failure of the store itself). */
+    private static boolean isFinalRefusal(Status s) {
+        return s == Status.NOT_FOUND || s == Status.DUPLICATE_ID || s == Status.QUEUE_FULL || s == Status.BAD_REQUEST;
+    }
+
+    /**
+     * A mutation carrying the queue seq its writer gave it (see the protocol's package doc): the
+     * next one is applied (a final refusal takes its seq too, as a SKIP), a repeat is answered with
+     * the stored outcome and applied nothing, a gap is refused with the queue's last seq.
+     */
+    private Status applySequenced(Channel ch, Opcode op, long seq, int handleId, int flags, QueueHandle h, ByteBuf in,
+                                  ByteBuf out) {
+        QueueState q = h.queue();
+        long queueSeq = Wire.readLong(in);
+        if (queueSeq <= 0) {
+            throw new MalformedPayloadException("queue seq must be >= 1, got " + queueSeq);
+        }
+        long last = q.lastSeq();
+        if (queueSeq <= last) {
+            MutationOutcome o = server.store.outcome(q, queueSeq);
+            if (o == null) {
+                errorReason = "seq " + queueSeq + " was applied or refused long ago (the queue is at " + last
+                        + "); its outcome is no longer kept";
+                return Status.SEQ_TOO_OLD;
+            }
+            if (o.status() != Status.OK) {
+                errorTxn = o.txn();
+                errorReason = "repeat of seq " + queueSeq + ": " + o.status().description();
+                return o.status();
+            }
+            int start = Frames.beginResponse(out, op.code(), Status.OK, seq, o.txn());
+            if (op == Opcode.PUT) {
+                out.writeLong(o.value());
+            }
+            Frames.finishFrame(out, start);
+            return Status.OK;
+        }
+        if (queueSeq > last + 1) {
+            errorReason = "seq " + queueSeq + " where the queue's next is " + (last + 1) + ": resend from there";
+            gapLastSeq = last;
+            return Status.SEQ_GAP;
+        }
+        Status s = applyToQueue(ch, op, seq, handleId, flags, h, in, out);
+        if (s == Status.OK) {
+            server.store.keepOutcome(q, op == Opcode.PUT ? q.nextPosition() - 1 : 0);
+            return s;
+        }
+        if (isFinalRefusal(s)) {
+            Status skipped = server.store.skip(q, op, s);
+            return skipped == Status.OK ? s : skipped;
+        }
+        return s; // the store failed (disk full, ...): the seq is not taken
+    }
+
+    /** Set by a request that answers an error with other than the current txn (a repeat's stored one); reset per request. */
+    private long errorTxn = -1;
+    /** The reason of an error answer, when the request gave one; reset per request. */
+    private String errorReason;
+    /** SEQ_GAP: the queue's last seq, written after the reason. */
+    private long gapLastSeq;
 
     private Status applyToQueue(Channel ch, Opcode op, long seq, int handleId, int flags, QueueHandle h, ByteBuf in,
                                 ByteBuf out) {
@@ -297,8 +377,15 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                 out.writeLong(q.epoch());
                 Wire.writeString(out, q.owner() == null ? "" : q.owner());
                 out.writeByte(queueFlags(q));
+                out.writeLong(q.lastSeq());
+                out.writeLong(q.digest());
                 Frames.finishFrame(out, start);
                 return Status.OK;
+            }
+            case REBASE -> {
+                long rebaseSeq = Wire.readLong(in);
+                long digest = Wire.readLong(in);
+                return okIfOk(server.store.rebase(q, rebaseSeq, digest), op, seq, q, out);
             }
             case CLEAR -> {
                 return okIfOk(server.store.clear(q), op, seq, q, out);
@@ -372,6 +459,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         out.writeLong(q.epoch());
         out.writeLong(q.size());
         out.writeByte(queueFlags(q));
+        out.writeLong(q.lastSeq());
+        out.writeLong(q.digest());
         Frames.finishFrame(out, start);
         return Status.OK;
     }

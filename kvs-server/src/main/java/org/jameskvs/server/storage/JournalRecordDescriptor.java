@@ -15,7 +15,8 @@ package org.jameskvs.server.storage;
  *  0  i32  CRC32C of bytes [4, length)   detects torn writes and bit flips
  *  4  i32  length: bytes of this record  (the next record of the block starts right after)
  *  8  u8   type (constants below)
- *  9  u8   record layout version = 1   (unchanged by journal format 2, which only groups records)
+ *  9  u8   record layout version = 2   (1: written before CREATE carried the sequence and digest;
+ *                                      still read. Journal format 2, blocks, only groups records)
  * 10  u16  queue id (small int, mapped to a name by the latest CREATE of that id)
  * 12  i64  txn of the queue after this record (COPY and CREATE carry the unchanged txn)
  * </pre>
@@ -46,8 +47,17 @@ package org.jameskvs.server.storage;
  * <pre>
  * 20 i64 maxMessages, 28 i64 maxBytes, 36 i64 nextPosition, 44 i64 epoch,
  * 52 u16 length + UTF-8 name, then u16 length + UTF-8 owner,
+ *    then (layout version 2 only) i64 seq, i64 digest: the queue's {@link QueueDigest} state here,
  *    then, only when the queue is damaged: i64 damagedFromTxn, i64 damagedToTxn ({@link QueueDamage})
  * </pre>
+ * The seq and digest are where replay starts a queue whose earlier records compaction deleted;
+ * where replay has the queue's earlier records, it keeps the digest it recomputed from them, and a
+ * checkpoint that disagrees shows that one of them was lost.
+ * <h2>REBASE</h2> 20 i64 seq, 28 i64 digest: this copy was rebuilt from another one and takes over
+ * that one's sequence and digest (txn unchanged: not a mutation).
+ * <h2>SKIP</h2> 20 i64 seq, 28 u8 type of the refused mutation, 29 u16 status: a sequenced
+ * mutation the store refused (NOT_FOUND, DUPLICATE_ID, ...) still takes its seq, so the copies'
+ * sequences stay in step; the refusal is folded into the digest (txn unchanged).
  * The damage tail keeps a queue marked damaged across restarts once the damaged journal file itself
  * is gone (compaction deletes it); a reader that stops after the owner ignores it.
  * A VOID type is never written; an unknown type is treated like a bad checksum.
@@ -78,7 +88,9 @@ final class JournalRecordDescriptor {
     static final int CREATE_NAME = 52;
 
     /** Version of the record layout above (the block layout has its own, {@link JournalBlockDescriptor#FORMAT_VERSION}). */
-    static final byte RECORD_VERSION = 1;
+    static final byte RECORD_VERSION = 2;
+    /** The layout before CREATE carried seq and digest: still read. */
+    static final byte RECORD_VERSION_1 = 1;
 
     static final byte TYPE_CREATE = 1;
     static final byte TYPE_PUT = 2;
@@ -88,6 +100,13 @@ final class JournalRecordDescriptor {
     static final byte TYPE_DROP = 6;
     static final byte TYPE_OWNER = 7;
     static final byte TYPE_COPY = 8;
+    static final byte TYPE_REBASE = 9;
+    static final byte TYPE_SKIP = 10;
+    static final int SKIP_SEQ = 20;
+    static final int SKIP_OP = 28;
+    static final int SKIP_STATUS = 29;
+    static final int REBASE_SEQ = 20;
+    static final int REBASE_DIGEST = 28;
 
     /** Highest queue id: ids are u16. */
     static final int MAX_QUEUE_ID = 0xFFFF;
@@ -105,6 +124,8 @@ final class JournalRecordDescriptor {
             case TYPE_DROP -> "DROP";
             case TYPE_OWNER -> "OWNER";
             case TYPE_COPY -> "COPY";
+            case TYPE_REBASE -> "REBASE";
+            case TYPE_SKIP -> "SKIP";
             default -> "UNKNOWN(" + type + ")";
         };
     }

@@ -23,15 +23,17 @@ final class JournalRecords {
 
     /** The queue's CREATE checkpoint: its metadata as it is now, and its damage if any. */
     long create(StoredQueue q) throws JournalException {
-        return create(q.id, q.name, q.maxMessages, q.maxBytes, q.nextPosition, q.epoch, q.owner, q.txn, q.damage);
+        return create(q.id, q.name, q.maxMessages, q.maxBytes, q.nextPosition, q.epoch, q.owner, q.txn, q.seq,
+                q.digest, q.damage);
     }
 
     long create(int qid, String name, long maxMessages, long maxBytes, long nextPosition, long epoch, String owner,
-                long txn, QueueDamage damage) throws JournalException {
+                long txn, long seq, long digest, QueueDamage damage) throws JournalException {
         ByteBuf h = journal.begin(TYPE_CREATE, qid, txn);
         h.writeLong(maxMessages).writeLong(maxBytes).writeLong(nextPosition).writeLong(epoch);
         writeString(h, name);
         writeString(h, owner);
+        h.writeLong(seq).writeLong(digest);
         if (damage.isDamaged()) {
             h.writeLong(damage.fromTxn()).writeLong(damage.toTxn());
         }
@@ -63,6 +65,18 @@ final class JournalRecords {
 
     long headerOnly(byte type, int qid, long txn) throws JournalException {
         return journal.append(journal.begin(type, qid, txn), null, null, null);
+    }
+
+    long rebase(int qid, long txn, long seq, long digest) throws JournalException {
+        ByteBuf h = journal.begin(TYPE_REBASE, qid, txn);
+        h.writeLong(seq).writeLong(digest);
+        return journal.append(h, null, null, null);
+    }
+
+    long skip(int qid, long txn, long seq, byte op, int status) throws JournalException {
+        ByteBuf h = journal.begin(TYPE_SKIP, qid, txn);
+        h.writeLong(seq).writeByte(op).writeShort(status);
+        return journal.append(h, null, null, null);
     }
 
     long owner(int qid, long txn, long epoch, String owner) throws JournalException {

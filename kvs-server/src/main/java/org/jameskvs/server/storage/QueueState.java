@@ -10,6 +10,16 @@ public interface QueueState {
     /** Mutations applied to this queue since it was created (put, delete, replace, clear, owner change). */
     long txn();
 
+    /**
+     * Data mutations (put, delete, replace, clear) this copy applied, counted from the queue's
+     * creation (or the value a rebuild's REBASE set); owner changes do not count. With
+     * {@link #digest()}: two copies are equal iff both are equal (see {@link QueueDigest}).
+     */
+    long lastSeq();
+
+    /** Rolling digest over every data mutation applied, in order (see {@link QueueDigest}). */
+    long digest();
+
     long size();
 
     /**

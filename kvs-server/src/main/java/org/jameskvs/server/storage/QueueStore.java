@@ -1,6 +1,7 @@
 package org.jameskvs.server.storage;
 
 import io.netty.buffer.ByteBuf;
+import org.jameskvs.protocol.Opcode;
 import org.jameskvs.protocol.Status;
 import org.jameskvs.protocol.Wire;
 import org.slf4j.Logger;
@@ -84,6 +85,19 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  * compaction, and stays damaged until it is cleared or dropped (a rebuild of a copy starts with
  * CLEAR). It is still served, its other messages being intact, but never as intact:
  * {@link QueueState#damaged()}.
+ * <p><b>Sequence and digest.</b> Every queue has a last seq (data mutations applied: PUT, DELETE,
+ * REPLACE, CLEAR; owner changes do not count) and a rolling digest over them ({@link QueueDigest}),
+ * which OPEN and STAT return so that two copies are compared by content. Replay recomputes both from
+ * the records it applies, starting from the queue's first CREATE, or from the seq and digest a
+ * CREATE checkpoint or REBASE record states when the earlier records are gone (compaction). So a
+ * copy restarts with exactly the (seq, digest) it had acknowledged, and a copy whose journal lost a
+ * mutation anywhere, an older file included, ends with another digest than an intact copy with
+ * the same history, even where its transaction number still matches (a checkpoint whose digest
+ * disagrees with the one recomputed before it also marks the queue damaged). A sequenced mutation
+ * the store refused takes its seq as a SKIP record; the outcomes of a queue's latest sequenced
+ * mutations ({@link RecentOutcomes}) are rebuilt by the same replay, so a repeat sent after a
+ * restart gets the outcome the first one got (or {@code SEQ_TOO_OLD} once the records holding it
+ * are gone).
  * <p>A bad file never stops the server from starting; what was found is in {@link #recoveryProblems()}
  * and the log. (Not covered: a lost CREATE of a queue whose only other records come after it: its
  * records are ignored and reported, and the queue is gone, which a second copy shows by its
@@ -94,8 +108,11 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  * <p>If Chronicle fails to complete a block at commit, its mutations are already in the index but
  * perhaps not in the journal: {@code commit()} returns an error and the server closes the
  * connections instead of answering (outcome unknown to their clients).
- * <p><b>Journal format</b>: version 2 (blocks). A journal written by version 1 (one record per
- * document) is read as one-record blocks; a block of an unknown version is a bad block.
+ * <p><b>Journal format</b>: version 2 (blocks) of records of layout version 2 (CREATE carries the
+ * queue's seq and digest; the REBASE record). A journal written by version 1 (one record per
+ * document) is read as one-record blocks, records of layout 1 as before (a queue without a stated
+ * seq starts its digest at its oldest record replayed, so copies upgraded from it compare
+ * different once and one is rebuilt); a block of an unknown version is a bad block.
  * <p><b>Compaction never loses an acknowledged message</b>: a survivor's COPY record is written, and
  * its location switched to it, before the old file is deleted; files are deleted oldest first, so
  * DELETE records always outlive the PUTs they kill.
@@ -250,7 +267,8 @@ public final class QueueStore implements AutoCloseable {
                 long m = maxMessages > 0 ? maxMessages : q.maxMessages;
                 long b = maxBytes > 0 ? maxBytes : q.maxBytes;
                 if (m != q.maxMessages || b != q.maxBytes) {
-                    long loc = records.create(q.id, q.name, m, b, q.nextPosition, q.epoch, q.owner, q.txn, q.damage);
+                    long loc = records.create(q.id, q.name, m, b, q.nextPosition, q.epoch, q.owner, q.txn, q.seq, q.digest,
+                            q.damage);
                     queues.created(q.id, q.name, m, b, q.nextPosition, q.epoch, q.owner, q.txn, loc);
                     unsynced = true;
                 }
@@ -263,7 +281,7 @@ public final class QueueStore implements AutoCloseable {
             }
             long m = maxMessages > 0 ? maxMessages : config.defaultMaxMessages();
             long b = maxBytes > 0 ? maxBytes : config.defaultMaxBytes();
-            long loc = records.create(id, name, m, b, 1, 0, "", 0, QueueDamage.NONE);
+            long loc = records.create(id, name, m, b, 1, 0, "", 0, 0, 0, QueueDamage.NONE);
             unsynced = true;
             return queues.created(id, name, m, b, 1, 0, "", 0, loc);
         } catch (JournalException e) {
@@ -309,12 +327,14 @@ public final class QueueStore implements AutoCloseable {
             }
             long position = sq.nextPosition;
             long txn = sq.txn + 1;
+            int contentCrc = QueueDigest.contentCrc(priority & 0xFF, notBefore, state, body);
             long loc = records.put(sq.id, txn, position, id, priority & 0xFF, notBefore, state, body);
             int recordLength = ID + id.length + AFTER_ID_FIXED + state.readableBytes() + 4 + bodyLen;
             if (existing >= 0) {
                 queues.deleted(sq, existing, txn); // same record, same transaction: replay does the same
             }
             queues.put(sq, position, loc, recordLength, bodyLen, notBefore, hash, txn);
+            sq.applied(TYPE_PUT, QueueDigest.crc(id, 0, id.length), contentCrc);
             if (existing < 0 && StoredQueue.isSystemId(id)) {
                 sq.systemRecords++;
             }
@@ -335,6 +355,7 @@ public final class QueueStore implements AutoCloseable {
             }
             records.delete(sq.id, txn, sq.index.position(slot), id);
             queues.deleted(sq, slot, txn);
+            sq.applied(TYPE_DELETE, QueueDigest.crc(id, 0, id.length), 0);
             if (StoredQueue.isSystemId(id)) {
                 sq.systemRecords--;
             }
@@ -350,6 +371,8 @@ public final class QueueStore implements AutoCloseable {
             }
             long loc = records.replace(sq.id, txn, sq.index.position(slot), id, priority & 0xFF, notBefore, state);
             queues.replaced(sq, slot, loc, notBefore, txn);
+            sq.applied(TYPE_REPLACE, QueueDigest.crc(id, 0, id.length),
+                    QueueDigest.contentCrc(priority & 0xFF, notBefore, state, null));
             return Status.OK;
         });
     }
@@ -358,6 +381,7 @@ public final class QueueStore implements AutoCloseable {
         return mutate(q, "clear", (sq, txn) -> {
             records.headerOnly(TYPE_CLEAR, sq.id, txn);
             queues.cleared(sq, txn);
+            sq.applied(TYPE_CLEAR, 0, 0);
             return Status.OK;
         });
     }
@@ -404,6 +428,77 @@ public final class QueueStore implements AutoCloseable {
             return fail(e.status, e.getMessage());
         } catch (RuntimeException e) {
             return unexpected("drop", e);
+        }
+    }
+
+    /** The kept outcome of sequenced mutation {@code seq} of the queue, or null ({@link RecentOutcomes}). */
+    public MutationOutcome outcome(QueueState q, long seq) {
+        StoredQueue sq = live(q);
+        return sq == null || sq.outcomes == null ? null : sq.outcomes.get(seq);
+    }
+
+    /** After a sequenced mutation was applied (OK): its outcome is kept for repeats. */
+    public void keepOutcome(QueueState q, long value) {
+        StoredQueue sq = live(q);
+        if (sq != null) {
+            sq.outcome(sq.seq, Status.OK, value);
+        }
+    }
+
+    /**
+     * A sequenced mutation (the queue's next seq) that the store refused for good (NOT_FOUND,
+     * DUPLICATE_ID, QUEUE_FULL, BAD_REQUEST): it takes its seq all the same, journaled as a SKIP
+     * record, so both copies of a queue stay in step and a repeat gets the same refusal.
+     *
+     * @return OK, or the journal's failure (then the seq is not taken)
+     */
+    public Status skip(QueueState q, Opcode op, Status refused) {
+        StoredQueue sq = live(q);
+        if (sq == null) {
+            return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
+        }
+        byte type = switch (op) {
+            case PUT -> TYPE_PUT;
+            case DELETE -> TYPE_DELETE;
+            case REPLACE -> TYPE_REPLACE;
+            default -> TYPE_CLEAR;
+        };
+        String why = lastError;
+        try {
+            records.skip(sq.id, sq.txn, sq.seq + 1, type, refused.code());
+            sq.refused(type, refused);
+            unsynced = true;
+            lastError = why;
+            return Status.OK;
+        } catch (JournalException e) {
+            return fail(e.status, e.getMessage());
+        } catch (RuntimeException e) {
+            return unexpected("skip", e);
+        }
+    }
+
+    /**
+     * REBASE: this copy was just rebuilt from another one (same live messages, in the same order)
+     * and takes over that copy's sequence and digest, so that the two compare equal from here on.
+     * Journaled; not a mutation (the transaction number does not move).
+     */
+    public Status rebase(QueueState q, long seq, long digest) {
+        StoredQueue sq = live(q);
+        if (sq == null) {
+            return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
+        }
+        if (seq < 0) {
+            return fail(Status.BAD_REQUEST, "sequence must be >= 0");
+        }
+        try {
+            records.rebase(sq.id, sq.txn, seq, digest);
+            queues.rebased(sq, seq, digest);
+            unsynced = true;
+            return Status.OK;
+        } catch (JournalException e) {
+            return fail(e.status, e.getMessage());
+        } catch (RuntimeException e) {
+            return unexpected("rebase", e);
         }
     }
 

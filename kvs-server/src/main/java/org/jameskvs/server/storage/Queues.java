@@ -69,6 +69,10 @@ final class Queues {
         q.index.adoptFrom(placeholder.index);
         q.systemRecords = placeholder.systemRecords;
         q.txn = placeholder.txn;
+        q.seq = placeholder.seq;
+        q.digest = placeholder.digest;
+        q.seqKnown = placeholder.seqKnown;
+        q.outcomes = placeholder.outcomes;
         q.nextPosition = placeholder.nextPosition;
         q.epoch = placeholder.epoch;
         q.owner = placeholder.owner;
@@ -170,6 +174,13 @@ final class Queues {
         q.txn = txn;
         q.damage = QueueDamage.NONE;
         q.damageJournaled = QueueDamage.NONE;
+    }
+
+    /** REBASE: this copy was rebuilt from another one and takes over that one's sequence and digest. */
+    void rebased(StoredQueue q, long seq, long digest) {
+        q.seq = seq;
+        q.digest = digest;
+        q.seqKnown = true;
     }
 
     void ownerChanged(StoredQueue q, long epoch, String owner, long txn) {

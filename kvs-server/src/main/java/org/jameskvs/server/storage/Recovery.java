@@ -391,17 +391,30 @@ final class Recovery {
                 bb.position(CREATE_NAME);
                 String name = string(bb);
                 String owner = string(bb);
+                boolean carriesSeq = bb.get(VERSION) != RECORD_VERSION_1 && bb.remaining() >= 16;
+                long seq = carriesSeq ? bb.getLong() : 0;
+                long digest = carriesSeq ? bb.getLong() : 0;
                 QueueDamage stated = bb.remaining() >= 16 ? new QueueDamage(bb.getLong(), bb.getLong()) : QueueDamage.NONE;
                 StoredQueue before = queues.byId(qid);
+                boolean chainKnown = before != null && name.equals(before.name) && before.seqKnown;
                 if (before != null && (before.name == null || before.name.equals(name))) {
                     continuity.beforeCreate(before, txn, where);
                 }
                 StoredQueue q = queues.created(qid, name, bb.getLong(CREATE_MAX_MESSAGES), bb.getLong(CREATE_MAX_BYTES),
                         bb.getLong(CREATE_NEXT_POSITION), bb.getLong(CREATE_EPOCH), owner, txn, location);
                 ReplayContinuity.createApplied(q, stated);
+                if (!chainKnown) {
+                    // A new queue, or one whose earlier records compaction deleted: its chain starts here.
+                    queues.rebased(q, seq, digest);
+                } else if (carriesSeq && (q.seq != seq || q.digest != digest)) {
+                    // Replay holds this queue's earlier records and folded them into another digest
+                    // than the one written here: one of them was lost. Keep the recomputed one, so
+                    // the copy does not compare equal to an intact one.
+                    continuity.digestDiffers(q, seq, digest, txn, where);
+                }
                 return null;
             }
-            if (type < TYPE_CREATE || type > TYPE_COPY) {
+            if (type < TYPE_CREATE || type > TYPE_SKIP) {
                 return "unknown record type " + type;
             }
             StoredQueue q = queues.byId(qid);
@@ -440,6 +453,11 @@ final class Recovery {
                         if (old < 0 && idLen > 0 && buf[base + ID] == 0) {
                             q.systemRecords++; // as QueueStore.put counts it
                         }
+                        if (type == TYPE_PUT) {
+                            q.applied(TYPE_PUT, QueueDigest.crc(buf, base + ID, idLen),
+                                    QueueDigest.crc(buf, base + ID + idLen, length - ID - idLen));
+                            q.outcome(q.seq, org.jameskvs.protocol.Status.OK, position);
+                        }
                     }
                 }
                 case TYPE_DELETE -> {
@@ -452,6 +470,9 @@ final class Recovery {
                     } else {
                         q.txn = txn;
                     }
+                    int idLen = bb.get(ID_LENGTH) & 0xFF;
+                    q.applied(TYPE_DELETE, QueueDigest.crc(buf, base + ID, idLen), 0);
+                    q.outcome(q.seq, org.jameskvs.protocol.Status.OK, 0);
                 }
                 case TYPE_REPLACE -> {
                     int slot = find(q, bb);
@@ -461,8 +482,21 @@ final class Recovery {
                     } else {
                         q.txn = txn;
                     }
+                    q.applied(TYPE_REPLACE, QueueDigest.crc(buf, base + ID, idLen),
+                            QueueDigest.crc(buf, base + ID + idLen, length - ID - idLen));
+                    q.outcome(q.seq, org.jameskvs.protocol.Status.OK, 0);
                 }
-                case TYPE_CLEAR -> queues.cleared(q, txn);
+                case TYPE_CLEAR -> {
+                    queues.cleared(q, txn);
+                    q.applied(TYPE_CLEAR, 0, 0);
+                    q.outcome(q.seq, org.jameskvs.protocol.Status.OK, 0);
+                }
+                case TYPE_SKIP -> {
+                    if (bb.getLong(SKIP_SEQ) == q.seq + 1) {
+                        q.refused(bb.get(SKIP_OP), org.jameskvs.protocol.Status.fromCode(bb.getShort(SKIP_STATUS) & 0xFFFF));
+                    }
+                }
+                case TYPE_REBASE -> queues.rebased(q, bb.getLong(REBASE_SEQ), bb.getLong(REBASE_DIGEST));
                 case TYPE_DROP -> queues.dropped(q);
                 case TYPE_OWNER -> {
                     bb.position(OWNER_NAME);

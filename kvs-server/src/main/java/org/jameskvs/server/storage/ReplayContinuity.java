@@ -94,7 +94,8 @@ final class ReplayContinuity {
     boolean badRecord(Queues queues, byte type, int queueId, long txn, Supplier<String> where) {
         StoredQueue q = queues.byId(queueId);
         boolean fits = q != null && q.txnKnown && (isMutation(type) ? txn == q.txn + 1
-                : (type == TYPE_COPY || type == TYPE_CREATE || type == TYPE_DROP) && txn == q.txn);
+                : (type == TYPE_COPY || type == TYPE_CREATE || type == TYPE_DROP || type == TYPE_REBASE || type == TYPE_SKIP)
+                && txn == q.txn);
         if (!fits) {
             return false;
         }
@@ -122,6 +123,16 @@ final class ReplayContinuity {
         QueueDamage d = isMutation(type) ? new QueueDamage(Math.min(q.txn + 1, txn), txn) : new QueueDamage(1, txn);
         q.damage = q.damage.union(d);
         droppedFrom.add(q);
+    }
+
+    /**
+     * A CREATE checkpoint states another sequence or digest than replay folded from the queue's
+     * earlier records: one of those records was lost (one whose transaction number a gap check
+     * cannot see, e.g. the first of a file). The queue keeps the recomputed digest and is damaged.
+     */
+    void digestDiffers(StoredQueue q, long seq, long digest, long txn, Supplier<String> where) {
+        lost(q, new QueueDamage(1, txn), "its checkpoint states seq " + seq + " digest " + Long.toHexString(digest)
+                + " where replay found seq " + q.seq + " digest " + Long.toHexString(q.digest), where);
     }
 
     /** Damage no record can be tied to: every queue that exists now may have lost records there. */

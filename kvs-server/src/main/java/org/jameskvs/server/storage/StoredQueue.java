@@ -6,6 +6,12 @@ final class StoredQueue implements QueueState {
     final String name;
     final QueueIndex index = new QueueIndex();
     long txn;
+    /** Data mutations (PUT, DELETE, REPLACE, CLEAR) applied, or the value a REBASE set; see {@link QueueDigest}. */
+    long seq;
+    /** Rolling digest over those mutations ({@link QueueDigest}). */
+    long digest;
+    /** Replay only: {@link #seq} and {@link #digest} rest on a CREATE checkpoint or REBASE of this queue, not on a guess. */
+    boolean seqKnown;
     long nextPosition = 1;
     /** Live messages whose id starts with a zero byte (system records, see {@link #isSystemId}). */
     long systemRecords;
@@ -38,6 +44,39 @@ final class StoredQueue implements QueueState {
     @Override
     public long txn() {
         return txn;
+    }
+
+    @Override
+    public long lastSeq() {
+        return seq;
+    }
+
+    @Override
+    public long digest() {
+        return digest;
+    }
+
+    /** Outcomes of the latest sequenced mutations (null until the first). */
+    RecentOutcomes outcomes;
+
+    void outcome(long seq, org.jameskvs.protocol.Status status, long value) {
+        if (outcomes == null) {
+            outcomes = new RecentOutcomes();
+        }
+        outcomes.put(seq, status, txn, value);
+    }
+
+    /** A sequenced mutation of type {@code op} refused with {@code status}: it takes its seq all the same. */
+    void refused(byte op, org.jameskvs.protocol.Status status) {
+        seq++;
+        digest = QueueDigest.next(digest, seq, 0x80 | op, 0, status.code());
+        outcome(seq, status, 0);
+    }
+
+    /** One more data mutation of type {@code op} (a record type) applied: the live path and replay both call this. */
+    void applied(byte op, int idCrc, int contentCrc) {
+        seq++;
+        digest = QueueDigest.next(digest, seq, op, idCrc, contentCrc);
     }
 
     @Override
@@ -107,6 +146,6 @@ final class StoredQueue implements QueueState {
 
     @Override
     public String toString() {
-        return "Queue{" + name + "#" + id + ", size=" + size() + ", txn=" + txn + ", next=" + nextPosition + "}";
+        return "Queue{" + name + "#" + id + ", size=" + size() + ", txn=" + txn + ", seq=" + seq + ", next=" + nextPosition + "}";
     }
 }

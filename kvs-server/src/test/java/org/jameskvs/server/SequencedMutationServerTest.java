@@ -1,0 +1,141 @@
+package org.jameskvs.server;
+
+import io.netty.buffer.ByteBuf;
+import org.jameskvs.protocol.OpenMode;
+import org.jameskvs.protocol.Opcode;
+import org.jameskvs.protocol.Requests;
+import org.jameskvs.protocol.Status;
+import org.jameskvs.protocol.Wire;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Mutations sent with the queue seq their writer gave them, on a real server and socket: the next
+ * seq is applied, a refusal takes its seq too, a repeat gets the first outcome and applies
+ * nothing (also after a restart), a gap is refused with the server's last seq, and clients that
+ * send no seq go on as before.
+ */
+class SequencedMutationServerTest {
+    private static final String PASSWORD = "s3cret";
+    @TempDir
+    Path dir;
+    KvsServer server;
+
+    @BeforeEach
+    void start() {
+        server = KvsServer.start(ServerConfig.forTest(dir, PASSWORD));
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static RawClient.Response put(RawClient c, int h, long queueSeq, String id) throws Exception {
+        return c.call(buf -> Requests.putSequenced(buf, c.nextSeq(), h, 0, queueSeq, b(id), 0, 0, new byte[0], b("body-" + id)));
+    }
+
+    private static RawClient.Response delete(RawClient c, int h, long queueSeq, String id) throws Exception {
+        return c.call(buf -> Requests.deleteSequenced(buf, c.nextSeq(), h, queueSeq, b(id)));
+    }
+
+    /** STAT's size and last seq. */
+    private static long[] sizeAndSeq(RawClient c, int h) throws Exception {
+        ByteBuf p = c.simple(Opcode.STAT, h).payload();
+        long size = p.readLong();
+        p.skipBytes(5 * 8);
+        Wire.readString(p);
+        p.readUnsignedByte();
+        return new long[] {size, p.readLong()};
+    }
+
+    @Test
+    void nextIsAppliedRefusalsTakeTheirSeqRepeatsGetTheFirstOutcome() throws Exception {
+        try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
+            int h = c.open("q", OpenMode.WRITE, 1);
+            RawClient.Response first = put(c, h, 1, "a");
+            assertThat(first.status()).isEqualTo(Status.OK);
+            long position = first.payload().readLong();
+            RawClient.Response refused = delete(c, h, 2, "nobody");
+            assertThat(refused.status()).isEqualTo(Status.NOT_FOUND);
+            assertThat(sizeAndSeq(c, h)).as("the refusal took seq 2").containsExactly(1, 2);
+
+            RawClient.Response again = put(c, h, 1, "a");
+            assertThat(again.status()).as("a repeat is not a DUPLICATE_ID").isEqualTo(Status.OK);
+            assertThat(again.payload().readLong()).as("the first PUT's position").isEqualTo(position);
+            assertThat(again.txn()).isEqualTo(first.txn());
+            RawClient.Response refusedAgain = delete(c, h, 2, "nobody");
+            assertThat(refusedAgain.status()).isEqualTo(Status.NOT_FOUND);
+            assertThat(refusedAgain.txn()).isEqualTo(refused.txn());
+            assertThat(sizeAndSeq(c, h)).as("repeats applied nothing").containsExactly(1, 2);
+
+            assertThat(put(c, h, 3, "b").status()).isEqualTo(Status.OK);
+            assertThat(c.put(h, "c", "unsequenced").status()).as("a client without seqs").isEqualTo(Status.OK);
+            assertThat(sizeAndSeq(c, h)).containsExactly(3, 4);
+        }
+        server.close();
+        server = KvsServer.start(ServerConfig.forTest(dir, PASSWORD));
+        try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
+            int h = c.open("q", OpenMode.WRITE, 1);
+            assertThat(put(c, h, 1, "a").status()).as("a repeat after a restart").isEqualTo(Status.OK);
+            assertThat(delete(c, h, 2, "nobody").status()).isEqualTo(Status.NOT_FOUND);
+            assertThat(put(c, h, 3, "b").status()).isEqualTo(Status.OK);
+            assertThat(sizeAndSeq(c, h)).containsExactly(3, 4);
+        }
+    }
+
+    @Test
+    void aGapIsRefusedWithTheLastSeqAndAppliesNothing() throws Exception {
+        try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
+            int h = c.open("q", OpenMode.WRITE, 1);
+            assertThat(put(c, h, 1, "a").status()).isEqualTo(Status.OK);
+            RawClient.Response gap = put(c, h, 3, "c");
+            assertThat(gap.status()).isEqualTo(Status.SEQ_GAP);
+            assertThat(Wire.readString(gap.payload())).contains("next is 2");
+            assertThat(gap.payload().readLong()).as("the server's last seq").isEqualTo(1);
+            assertThat(sizeAndSeq(c, h)).containsExactly(1, 1);
+            assertThat(put(c, h, 2, "b").status()).as("the suffix resent from the next seq").isEqualTo(Status.OK);
+            assertThat(put(c, h, 3, "c").status()).isEqualTo(Status.OK);
+            assertThat(sizeAndSeq(c, h)).containsExactly(3, 3);
+        }
+    }
+
+    /** The server keeps the latest 2,048 outcomes: a repeat of an older seq is refused, not guessed. */
+    @Test
+    void aRepeatOlderThanTheKeptOutcomesIsRefusedNotGuessed() throws Exception {
+        try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
+            int h = c.open("q", OpenMode.WRITE, 1);
+            for (int i = 1; i <= 2100; i++) {
+                assertThat(put(c, h, i, "m" + i).status()).isEqualTo(Status.OK);
+            }
+            RawClient.Response old = put(c, h, 1, "m1");
+            assertThat(old.status()).isEqualTo(Status.SEQ_TOO_OLD);
+            assertThat(Wire.readString(old.payload())).contains("no longer kept");
+            assertThat(put(c, h, 2100, "m2100").status()).as("a recent repeat").isEqualTo(Status.OK);
+            assertThat(sizeAndSeq(c, h)).containsExactly(2100, 2100);
+        }
+    }
+
+    @Test
+    void aFencedWriterCannotApplyASequencedMutation() throws Exception {
+        try (RawClient old = RawClient.authenticated(server.port(), PASSWORD);
+             RawClient next = RawClient.authenticated(server.port(), PASSWORD)) {
+            int h = old.open("q", OpenMode.WRITE, 1);
+            assertThat(put(old, h, 1, "a").status()).isEqualTo(Status.OK);
+            int h2 = next.open("q", OpenMode.WRITE, 2);
+            assertThat(put(old, h, 2, "b").status()).isEqualTo(Status.STALE_EPOCH);
+            assertThat(put(next, h2, 2, "b").status()).as("OPEN took no seq").isEqualTo(Status.OK);
+        }
+    }
+}
