@@ -1,0 +1,28 @@
+package org.jameskvs.delivery;
+
+import java.time.Instant;
+
+/**
+ * One lane as the admin route shows it, built from counters only (no mail is read): {@code queued} is
+ * the lane queue's size (the KVS server's count: ready, delayed and in delivery), {@code delayed} the
+ * mails this node put back with a delay that is not over, {@code inFlight} those in delivery, {@code held}
+ * those taken from the queue that wait for the lane's suspension to end, {@code ready} what remains.
+ */
+public record LaneView(String lane, boolean dedicated, long queued, long ready, long delayed, int inFlight, int held,
+                       int concurrency, int openConnections, int maxOpenConnections, long connectionsOpened,
+                       long delivered, long deferred, long bounced, long connectionFailures, String lastReply,
+                       boolean suspended, String suspendedUntil, String suspensionReason, long suspensions) {
+
+    public static LaneView of(LaneState state) {
+        LaneStats stats = state.stats();
+        long queued = state.queueSize().getAsLong();
+        long delayed = state.delayed().pending();
+        int inFlight = stats.inFlight() + stats.held();
+        Instant until = state.suspension().suspendedUntil();
+        return new LaneView(state.lane().name(), state.lane().dedicated(), queued,
+            queued < 0 ? -1 : Math.max(0, queued - delayed - inFlight), delayed, stats.inFlight(), stats.held(), state.concurrency(),
+            stats.openConnections(), stats.maxOpenConnections(), stats.connectionsOpened(), stats.delivered(),
+            stats.deferred(), stats.bounced(), stats.connectionFailures(), stats.lastReply(), until != null,
+            until == null ? null : until.toString(), state.suspension().reason(), state.suspension().suspensions());
+    }
+}

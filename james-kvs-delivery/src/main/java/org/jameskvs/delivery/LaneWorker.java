@@ -1,0 +1,191 @@
+package org.jameskvs.delivery;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+import org.apache.james.core.MailAddress;
+import org.apache.james.queue.api.MailQueue;
+import org.apache.james.queue.api.MailQueue.MailQueueItem;
+import org.apache.james.lifecycle.api.LifecycleUtil;
+import org.apache.james.server.core.MailImpl;
+import org.apache.mailet.Mail;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * Delivers one lane's queue: at most {@code concurrency} mails of the lane in delivery at once (the
+ * flatMap bound, so also at most that many connections), each sent over a kept connection where one
+ * is idle. The mail leaves the lane queue only after the remote 250 (its recipients refused
+ * temporarily go back into the lane queue with a delay first, those refused permanently to the bounce
+ * path first). While the lane is suspended its dequeued mails wait, holding no connection and reading
+ * no more mail, until the suspension ends: other lanes are not affected.
+ */
+final class LaneWorker implements AutoCloseable {
+    private static final Logger LOGGER = LoggerFactory.getLogger(LaneWorker.class);
+    /** How often mail held by a suspended lane looks again whether the suspension is over. */
+    private static final Duration SUSPENSION_CHECK = Duration.ofMillis(200);
+
+    private final LaneState state;
+    private final MailQueue queue;
+    private final MxResolver resolver;
+    private final LaneDeliveryConfig config;
+    private final Bouncer bouncer;
+    private final Scheduler io;
+    private final Clock clock;
+    private final LaneConnections connections;
+    private Disposable subscription;
+
+    LaneWorker(LaneState state, MailQueue queue, MxResolver resolver, LaneDeliveryConfig config, Bouncer bouncer,
+               Scheduler io, Clock clock) {
+        this.state = state;
+        this.queue = queue;
+        this.resolver = resolver;
+        this.config = config;
+        this.bouncer = bouncer;
+        this.io = io;
+        this.clock = clock;
+        this.connections = new LaneConnections(config, state.stats(), clock);
+    }
+
+    void start() {
+        subscription = Flux.from(queue.deQueue())
+            .flatMap(this::handle, state.concurrency())
+            .subscribe(ignored -> { }, e -> LOGGER.error("Lane {} stopped delivering", state.lane().name(), e));
+    }
+
+    /** Closes connections idle past their time (called periodically). */
+    void closeIdleConnections() {
+        connections.closeExpired();
+    }
+
+    private Mono<Void> handle(MailQueueItem item) {
+        if (state.suspension().remaining().isZero()) {
+            return Mono.<Void>fromRunnable(() -> deliver(item)).subscribeOn(io);
+        }
+        state.stats().held.incrementAndGet();
+        return awaitResumption().doFinally(signal -> state.stats().held.decrementAndGet())
+            .then(Mono.defer(() -> handle(item)));
+    }
+
+    /** Completes when the lane is no longer suspended; looks at least every SUSPENSION_CHECK (an administrator's resume). */
+    private Mono<Void> awaitResumption() {
+        return Mono.defer(() -> {
+            Duration wait = state.suspension().remaining();
+            if (wait.isZero()) {
+                return Mono.empty();
+            }
+            Duration nap = wait.compareTo(SUSPENSION_CHECK) < 0 ? wait.plusMillis(1) : SUSPENSION_CHECK;
+            return Mono.delay(nap).then(awaitResumption());
+        });
+    }
+
+    private void deliver(MailQueueItem item) {
+        Mail mail = item.getMail();
+        LaneStats stats = state.stats();
+        stats.inFlight.incrementAndGet();
+        try {
+            List<MailAddress> recipients = new ArrayList<>(mail.getRecipients());
+            String domain = recipients.get(0).getDomain().asString();
+            TransactionResult result;
+            try {
+                result = send(domain, mail, recipients);
+            } catch (SmtpFailure failure) {
+                stats.lastReply = failure.reply().toString();
+                if (failure.reply().serviceNotAvailable() || failure.beforeGreeting()) {
+                    stats.connectionFailures.incrementAndGet();
+                    if (state.suspension().recordFailure(failure.reply())) {
+                        LOGGER.warn("Lane {} suspended: {}", state.lane().name(), state.suspension().reason());
+                    }
+                }
+                result = new TransactionResult(List.of(), recipients, List.of(), failure.reply());
+            }
+            settle(item, mail, result);
+        } catch (Exception e) {
+            LOGGER.error("Lane {}: mail {} left for a later attempt", state.lane().name(), mail.getName(), e);
+            complete(item, MailQueueItem.CompletionStatus.RETRY);
+        } finally {
+            stats.inFlight.decrementAndGet();
+        }
+    }
+
+    private TransactionResult send(String domain, Mail mail, List<MailAddress> recipients) throws Exception {
+        SmtpSession session = connections.borrow(domain, resolver);
+        TransactionResult result;
+        try {
+            result = session.send(mail.getMaybeSender().asString(""), recipients, mail.getMessage());
+        } catch (SmtpFailure failure) {
+            connections.discard(session);
+            throw failure;
+        }
+        connections.giveBack(domain, session);
+        state.stats().lastReply = String.valueOf(result.reply());
+        return result;
+    }
+
+    /** Records the outcome, then removes the mail from the lane queue (after its retries and bounces are stored). */
+    private void settle(MailQueueItem item, Mail mail, TransactionResult result) throws Exception {
+        LaneStats stats = state.stats();
+        stats.delivered.addAndGet(result.delivered().isEmpty() ? 0 : 1);
+        int failures = Attempts.of(mail) + 1;
+        List<MailAddress> bounce = new ArrayList<>(result.permanent());
+        if (!result.temporary().isEmpty()) {
+            if (failures >= config.maxAttempts()) {
+                bounce.addAll(result.temporary());
+            } else {
+                Duration delay = config.retryDelay(failures);
+                Mail retry = copyFor(mail, result.temporary(), "-retry" + failures);
+                Attempts.set(retry, failures);
+                queue.enQueue(retry, delay);
+                LifecycleUtil.dispose(retry);
+                state.delayed().add(clock.millis() + delay.toMillis());
+                stats.deferred.incrementAndGet();
+            }
+        }
+        if (!bounce.isEmpty()) {
+            Mail bounced = copyFor(mail, bounce, "-bounce");
+            bounced.setErrorMessage(String.valueOf(result.reply()));
+            bouncer.bounce(bounced, result.reply());
+            stats.bounced.incrementAndGet();
+        }
+        complete(item, MailQueueItem.CompletionStatus.SUCCESS);
+        LifecycleUtil.dispose(mail);
+    }
+
+    private static Mail copyFor(Mail mail, Collection<MailAddress> recipients, String suffix) throws Exception {
+        MailImpl copy = MailImpl.duplicate(mail);
+        copy.setName(baseName(mail.getName()) + suffix);
+        copy.setRecipients(recipients);
+        return copy;
+    }
+
+    /** The name without an earlier retry suffix, so names do not grow with every attempt. */
+    private static String baseName(String name) {
+        int retry = name.lastIndexOf("-retry");
+        return retry > 0 ? name.substring(0, retry) : name;
+    }
+
+    private void complete(MailQueueItem item, MailQueueItem.CompletionStatus status) {
+        try {
+            item.done(status);
+        } catch (Exception e) {
+            LOGGER.error("Lane {}: cannot complete mail {} ({}); the queue hands it out again", state.lane().name(),
+                item.getMail().getName(), status, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (subscription != null) {
+            subscription.dispose();
+        }
+        connections.close();
+    }
+}
