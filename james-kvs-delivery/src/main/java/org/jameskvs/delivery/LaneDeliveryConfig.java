@@ -17,7 +17,7 @@ import java.util.function.Function;
  * <tr><td>{@code queuePrefix}</td><td>{@code lane-}</td><td>prefix of the lane queue names: {@code <prefix>d-<domain>} for a dedicated lane, {@code <prefix>b-<n>} for a bucket</td></tr>
  * <tr><td>{@code dedicatedDomains}</td><td>(none)</td><td>comma-separated recipient domains that get a queue of their own (the busy destinations)</td></tr>
  * <tr><td>{@code buckets}</td><td>{@code 64}</td><td>hashed queues shared by every other domain (the long tail)</td></tr>
- * <tr><td>{@code maxQueues}</td><td>{@code 1000}</td><td>dedicated + buckets may not exceed this (the paper's budget of about 1,000 queues per gateway); larger: the mailet refuses to start</td></tr>
+ * <tr><td>{@code maxQueues}</td><td>{@code 1000}</td><td>dedicated + buckets + one delay queue per retry delay may not exceed this (the paper's budget of about 1,000 queues per gateway); larger: the mailet refuses to start</td></tr>
  * <tr><td>{@code concurrency}</td><td>{@code 4}</td><td>connections open at once per lane (per James node), and so mails in delivery at once per lane</td></tr>
  * <tr><td>{@code maxDeliveriesPerConnection}</td><td>{@code 100}</td><td>mails sent over one connection before it is closed</td></tr>
  * <tr><td>{@code idleConnectionMillis}</td><td>{@code 5000}</td><td>an open connection with no mail to send for this long is closed</td></tr>
@@ -26,7 +26,7 @@ import java.util.function.Function;
  * <tr><td>{@code greetingTimeoutMillis}</td><td>{@code 300000}</td><td>wait for the 220 greeting (RFC 5321 4.5.3.2: 5 min)</td></tr>
  * <tr><td>{@code commandTimeoutMillis}</td><td>{@code 300000}</td><td>wait for the reply to EHLO, MAIL, RCPT, DATA, RSET</td></tr>
  * <tr><td>{@code dataTimeoutMillis}</td><td>{@code 600000}</td><td>wait for the reply after the final dot (RFC 5321: 10 min)</td></tr>
- * <tr><td>{@code retryDelays}</td><td>{@code 60000,300000,900000,3600000}</td><td>ms to wait after the 1st, 2nd, ... temporary failure of a mail; the last repeats</td></tr>
+ * <tr><td>{@code retryDelays}</td><td>{@code 60000,300000,900000,3600000}</td><td>ms to wait after the 1st, 2nd, ... temporary failure of a mail; the last repeats. Each delay has its own FIFO queue {@code <prefix>delay-<i>} (see DelayTiers)</td></tr>
  * <tr><td>{@code maxAttempts}</td><td>{@code 6}</td><td>attempts before a temporarily failing mail is bounced</td></tr>
  * <tr><td>{@code suspendAfterFailures}</td><td>{@code 3}</td><td>the suspension rule's threshold: this many 421 replies or connect/greeting failures of a lane ...</td></tr>
  * <tr><td>{@code suspendWindowMillis}</td><td>{@code 300000}</td><td>... within this window ...</td></tr>
@@ -62,9 +62,9 @@ public record LaneDeliveryConfig(
         if (buckets < 1) {
             throw new IllegalArgumentException("buckets must be at least 1, was " + buckets);
         }
-        if (dedicatedDomains.size() + buckets > maxQueues) {
+        if (dedicatedDomains.size() + buckets + retryDelays.size() > maxQueues) {
             throw new IllegalArgumentException("dedicatedDomains (" + dedicatedDomains.size() + ") + buckets (" + buckets
-                + ") exceed maxQueues (" + maxQueues + ")");
+                + ") + retryDelays (" + retryDelays.size() + " delay queues) exceed maxQueues (" + maxQueues + ")");
         }
         positive("concurrency", concurrency);
         positive("maxDeliveriesPerConnection", maxDeliveriesPerConnection);

@@ -22,7 +22,8 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * The lanes at work: one mail queue per lane (from James's queue factory, so KVS queues when James runs
- * with the plug-in), one {@link LaneWorker} per lane, a shared pool of I/O threads, and the split of an
+ * with the plug-in), one {@link LaneWorker} per lane, the {@link DelayTiers} its retries wait in, a
+ * shared pool of I/O threads, and the split of an
  * outgoing mail into one mail per recipient domain, each enqueued in its domain's lane.
  */
 public final class LaneSpool implements AutoCloseable {
@@ -31,6 +32,7 @@ public final class LaneSpool implements AutoCloseable {
     private final Map<String, MailQueue> queues = new LinkedHashMap<>();
     private final List<LaneWorker> workers = new ArrayList<>();
     private final Scheduler io;
+    private final DelayTiers delays;
     private final Disposable idleCloser;
 
     public LaneSpool(LaneDeliveryConfig config, MailQueueFactory<?> queueFactory, MxResolver resolver,
@@ -38,6 +40,7 @@ public final class LaneSpool implements AutoCloseable {
         this.config = config;
         this.router = new LaneRouter(config);
         this.io = Schedulers.newBoundedElastic(config.deliveryThreads(), Integer.MAX_VALUE, "lane-delivery");
+        this.delays = new DelayTiers(config, queueFactory, clock);
         List<LaneState> states = new ArrayList<>();
         for (Lane lane : router.lanes()) {
             MailQueue queue = queueFactory.createQueue(lane.queueName());
@@ -46,10 +49,11 @@ public final class LaneSpool implements AutoCloseable {
                 new DelayedCounts(clock),
                 new SuspensionRule(config.suspendAfterFailures(), config.suspendWindow(), config.suspendFor(), clock));
             states.add(state);
-            workers.add(new LaneWorker(state, queue, resolver, config, bouncer, io, clock));
+            workers.add(new LaneWorker(state, queue, resolver, config, bouncer, io, clock, delays));
         }
         registry.register(router, states);
         workers.forEach(LaneWorker::start);
+        delays.start(this::queueOf);
         this.idleCloser = Flux.interval(Duration.ofSeconds(1), io)
             .subscribe(tick -> workers.forEach(LaneWorker::closeIdleConnections));
     }
@@ -85,8 +89,14 @@ public final class LaneSpool implements AutoCloseable {
         return router;
     }
 
+    /** The lane queues (not the delay tiers). */
     public Collection<MailQueue> queues() {
         return queues.values();
+    }
+
+    /** The delay tier queues, one per retry delay. */
+    public List<MailQueue> delayQueues() {
+        return delays.queues();
     }
 
     private static long sizeOf(MailQueue queue) {
@@ -103,6 +113,7 @@ public final class LaneSpool implements AutoCloseable {
     @Override
     public void close() {
         idleCloser.dispose();
+        delays.close();
         workers.forEach(LaneWorker::close);
         io.dispose();
     }

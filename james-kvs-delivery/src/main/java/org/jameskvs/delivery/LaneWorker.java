@@ -24,7 +24,7 @@ import reactor.core.scheduler.Scheduler;
  * Delivers one lane's queue: at most {@code concurrency} mails of the lane in delivery at once (the
  * flatMap bound, so also at most that many connections), each sent over a kept connection where one
  * is idle. The mail leaves the lane queue only after the remote 250 (its recipients refused
- * temporarily go back into the lane queue with a delay first, those refused permanently to the bounce
+ * temporarily are parked in a {@link DelayTiers} queue first, those refused permanently to the bounce
  * path first). While the lane is suspended its dequeued mails wait, holding no connection and reading
  * no more mail, until the suspension ends: other lanes are not affected.
  */
@@ -41,11 +41,13 @@ final class LaneWorker implements AutoCloseable {
     private final Scheduler io;
     private final Clock clock;
     private final LaneConnections connections;
+    private final DelayTiers delays;
     private Disposable subscription;
 
     LaneWorker(LaneState state, MailQueue queue, MxResolver resolver, LaneDeliveryConfig config, Bouncer bouncer,
-               Scheduler io, Clock clock) {
+               Scheduler io, Clock clock, DelayTiers delays) {
         this.state = state;
+        this.delays = delays;
         this.queue = queue;
         this.resolver = resolver;
         this.config = config;
@@ -140,12 +142,10 @@ final class LaneWorker implements AutoCloseable {
             if (failures >= config.maxAttempts()) {
                 bounce.addAll(result.temporary());
             } else {
-                Duration delay = config.retryDelay(failures);
                 Mail retry = copyFor(mail, result.temporary(), "-retry" + failures);
                 Attempts.set(retry, failures);
-                queue.enQueue(retry, delay);
+                state.delayed().add(delays.park(retry, failures));
                 LifecycleUtil.dispose(retry);
-                state.delayed().add(clock.millis() + delay.toMillis());
                 stats.deferred.incrementAndGet();
             }
         }

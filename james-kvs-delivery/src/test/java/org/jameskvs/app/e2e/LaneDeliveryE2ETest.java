@@ -71,8 +71,10 @@ class LaneDeliveryE2ETest {
                 JsonNode busyLane = admin.lane(BUSY);
                 awaitOrFail(() -> {
                     JsonNode lane = admin.lane(BUSY);
-                    return lane.get("suspended").asBoolean() && lane.get("inFlight").asInt() == 0;
-                }, "the 421 lane suspended, nothing in delivery", james);
+                    return lane.get("suspended").asBoolean() && lane.get("inFlight").asInt() == 0
+                        && lane.get("queued").asLong() == PER_DOMAIN;
+                }, "the 421 lane suspended, nothing in delivery, its " + PER_DOMAIN + " mails in its queue (retries back"
+                    + " from the delay queue): " + admin.lane(BUSY), james);
                 busyLane = admin.lane(BUSY);
                 System.out.printf("LaneDeliveryE2ETest: %d mails to each of %d healthy domains delivered; %s lane: %s%n",
                     PER_DOMAIN, expected.size(), BUSY, busyLane);
@@ -91,6 +93,7 @@ class LaneDeliveryE2ETest {
                 assertThat(target.domain(BUSY).accepted()).isZero();
                 assertThat(busyLane.get("queued").asLong()).as("the 421 domain's mail kept in its lane queue")
                     .isEqualTo(PER_DOMAIN);
+                assertThat(webAdmin.queueSize("lane-delay-00")).as("retries parked in the first delay queue").isZero();
                 assertThat(busyLane.get("lane").asText()).isEqualTo("lane-d-" + BUSY);
                 long connectionsWhileSuspended = target.domain(BUSY).connections();
                 assertThat(webAdmin.queueSize("spool")).isZero();
