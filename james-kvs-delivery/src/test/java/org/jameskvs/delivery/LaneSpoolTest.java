@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The lanes in one JVM, on James's in-memory mail queues (the KVS queues are the end-to-end test's):
- * a destination answering 421 to everything is suspended and gets nothing, while every mail to the
+ * a destination answering 421 to everything is suspended and gets nothing, and one that never sends
+ * its greeting holds no more than its lane's connections, while every mail to the
  * other destinations arrives once, with no destination seeing more connections at once than the lane
  * limit; the 421 destination's mail stays queued and arrives after it recovers and the lane resumes.
  */
@@ -36,13 +37,14 @@ class LaneSpoolTest {
         Map<String, Behaviour> behaviours = new LinkedHashMap<>();
         behaviours.put("busy.test", Behaviour.refuse421());
         behaviours.put("slow.test", Behaviour.slowData(Duration.ofMillis(50)));
+        behaviours.put("stall.test", Behaviour.stallGreeting());
         for (int i = 0; i < 8; i++) {
             behaviours.put("ok" + i + ".test", Behaviour.accept());
         }
         List<Mail> bounced = new CopyOnWriteArrayList<>();
         try (DomainSmtpTarget target = DomainSmtpTarget.start(behaviours)) {
             LaneDeliveryConfig config = TestConfigs.config(
-                "dedicatedDomains", "busy.test,slow.test", "buckets", "4", "concurrency", String.valueOf(CONCURRENCY),
+                "dedicatedDomains", "busy.test,slow.test,stall.test", "buckets", "4", "concurrency", String.valueOf(CONCURRENCY),
                 "port", String.valueOf(target.port()), "retryDelays", "100", "maxAttempts", "1000",
                 "suspendAfterFailures", "3", "suspendWindowMillis", "60000", "suspendForMillis", "3600000",
                 "greetingTimeoutMillis", "5000", "idleConnectionMillis", "1000");
@@ -65,6 +67,10 @@ class LaneSpoolTest {
                 for (int i = 0; i < perDomain; i++) {
                     for (DomainSmtpTarget.Domain domain : target.domains()) {
                         if (domain.name().equals("busy.test")) {
+                            continue;
+                        }
+                        if (domain.name().equals("stall.test")) { // never greets: its mails wait, nobody waits for them
+                            spool.enqueue(TestMails.mail("stall-" + i, TestMails.messageId("stall", i), "r" + i + "@stall.test"));
                             continue;
                         }
                         String id = TestMails.messageId(domain.name(), i);
@@ -91,6 +97,8 @@ class LaneSpoolTest {
                 assertThat(target.domain("ok0.test").connections()).as("connections reused")
                     .isLessThan(perDomain);
                 assertThat(target.domain("busy.test").accepted()).isZero();
+                assertThat(target.domain("stall.test").accepted()).isZero();
+                assertThat(target.domain("stall.test").maxConcurrentConnections()).isLessThanOrEqualTo(CONCURRENCY);
                 assertThat(target.domain("busy.test").connections()).as("connections to a suspended lane")
                     .isEqualTo(busyConnections);
                 assertThat(target.domain("busy.test").maxConcurrentConnections()).isLessThanOrEqualTo(CONCURRENCY);
