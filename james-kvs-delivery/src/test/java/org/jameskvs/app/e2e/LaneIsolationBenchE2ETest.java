@@ -1,0 +1,101 @@
+package org.jameskvs.app.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jameskvs.delivery.target.Behaviour;
+import org.jameskvs.delivery.target.DomainSmtpTarget;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 13's isolation benchmark (not run by CI: tagged slow). Real James 3.8.1 with LaneDelivery, two
+ * KVS server processes, {@code lanes.bench.domains} (default 1,000) destination domains on the per-domain
+ * target. Three phases on the same James, each sending {@code lanes.bench.mails} (default 2,000) mails,
+ * half to one heavy domain: the heavy domain accepts (the baseline), answers 421 to everything, or
+ * never sends its greeting (the client's greeting timeout is RFC 5321's 5 min), after a warm-up phase
+ * and with the baseline run again at the end. Prints, and writes to target/lanes-isolation.md, the
+ * healthy domains' mails/s and p99 latency and their ratios to the mean of the two baselines. Run:
+ * <pre>
+ * mvn -o -pl james-kvs-delivery package -DskipTests
+ * mvn -o -pl james-kvs-delivery surefire:test -Dtest=LaneIsolationBenchE2ETest -Dtest.excludedGroups=none [-Dlanes.bench.mails=4000]
+ * </pre>
+ * It asserts only what must hold whatever the machine: every healthy mail arrived, the heavy domain
+ * received nothing while it refused or stalled.
+ */
+@Tag("slow")
+class LaneIsolationBenchE2ETest {
+    private static final int DOMAINS = Integer.getInteger("lanes.bench.domains", 1_000);
+    private static final int MAILS = Integer.getInteger("lanes.bench.mails", 2_000);
+    private static final Duration TIMEOUT = Duration.ofMinutes(10);
+
+    @Test
+    void isolationRatio() throws Exception {
+        Path run = Path.of(System.getProperty("e2e.workdir", "target/e2e")).resolve("lanes-bench-" + System.currentTimeMillis());
+        Files.createDirectories(run);
+        Map<String, Behaviour> behaviours = new LinkedHashMap<>();
+        behaviours.put("heavy-accept.test", Behaviour.accept());
+        behaviours.put("heavy-421.test", Behaviour.refuse421());
+        behaviours.put("heavy-stall.test", Behaviour.stallGreeting());
+        List<String> healthy = new ArrayList<>();
+        for (int i = 0; i < DOMAINS - 3; i++) {
+            healthy.add("d" + i + ".test");
+            behaviours.put("d" + i + ".test", Behaviour.accept());
+        }
+        try (DomainSmtpTarget target = DomainSmtpTarget.start(behaviours)) {
+            Path zone = Files.writeString(run.resolve("zone.properties"), target.zone());
+            try (KvsServerProcess node1 = KvsServerProcess.start(run.resolve("kvs-node1"));
+                 KvsServerProcess node2 = KvsServerProcess.start(run.resolve("kvs-node2"));
+                 LaneJamesProcess james = LaneJamesProcess.start(run.resolve("james"), zone, conf -> conf
+                     .kvsReplicated(node1.address(), node2.address(), KvsServerProcess.PASSWORD)
+                     .removeAll("mailetcontainer.xml", "(?s)<mailet match=\"All\" class=\"RemoteDelivery\">.*?</mailet>")
+                     .replace("mailetcontainer.xml", "<processor state=\"relay\" enableJmx=\"true\">",
+                         "<processor state=\"relay\" enableJmx=\"true\">\n"
+                             + "            <mailet match=\"All\" class=\"org.jameskvs.delivery.LaneDelivery\">\n"
+                             + "                <dedicatedDomains>heavy-accept.test, heavy-421.test, heavy-stall.test</dedicatedDomains>\n"
+                             + "                <buckets>64</buckets>\n"
+                             + "                <concurrency>4</concurrency>\n"
+                             + "                <port>" + target.port() + "</port>\n"
+                             + "                <retryDelays>1000, 5000, 60000</retryDelays>\n"
+                             + "                <maxAttempts>1000</maxAttempts>\n"
+                             + "            </mailet>"))) {
+                // A warm-up phase (JIT, connections), then the baseline before and after the two faults.
+                IsolationPhase.Result warmUp = IsolationPhase.run("warm-up", james.smtpPort(), target, "heavy-accept.test", healthy, MAILS, 8, TIMEOUT);
+                List<IsolationPhase.Result> results = new ArrayList<>();
+                results.add(IsolationPhase.run("heavy-accepts", james.smtpPort(), target, "heavy-accept.test", healthy, MAILS, 8, TIMEOUT));
+                results.add(IsolationPhase.run("heavy-421", james.smtpPort(), target, "heavy-421.test", healthy, MAILS, 8, TIMEOUT));
+                results.add(IsolationPhase.run("heavy-stalls-greeting", james.smtpPort(), target, "heavy-stall.test", healthy, MAILS, 8, TIMEOUT));
+                results.add(IsolationPhase.run("heavy-accepts-again", james.smtpPort(), target, "heavy-accept.test", healthy, MAILS, 8, TIMEOUT));
+
+                IsolationPhase.Result before = results.get(0);
+                IsolationPhase.Result after = results.get(3);
+                IsolationPhase.Result base = new IsolationPhase.Result("baseline (mean)", before.healthyMails(),
+                    (before.healthyPerSecond() + after.healthyPerSecond()) / 2, (before.p50Millis() + after.p50Millis()) / 2,
+                    (before.p99Millis() + after.p99Millis()) / 2, 0);
+                StringBuilder report = new StringBuilder("# Lane isolation (LaneIsolationBenchE2ETest)\n\n")
+                    .append(String.format("%d domains, %d mails per phase (half to the heavy domain), 2 KVS nodes (two copies, fsync none), James 3.8.1, concurrency 4 per lane, 64 buckets%n%n```%n", DOMAINS, MAILS))
+                    .append(warmUp.line()).append('\n');
+                for (IsolationPhase.Result r : results) {
+                    report.append(r.line()).append('\n');
+                }
+                report.append("```\n\n");
+                for (IsolationPhase.Result r : results.subList(1, 3)) {
+                    report.append(String.format("- %s: healthy mails/s ratio %.2f (target >= 0.95), p99 ratio %.2f (target <= 1.2)%n",
+                        r.name(), r.healthyPerSecond() / base.healthyPerSecond(), (double) r.p99Millis() / Math.max(1, base.p99Millis())));
+                }
+                System.out.println(report);
+                Files.writeString(Path.of("target/lanes-isolation.md"), report.toString());
+
+                assertThat(target.domain("heavy-421.test").accepted()).isZero();
+                assertThat(target.domain("heavy-stall.test").accepted()).isZero();
+            }
+        }
+    }
+}
