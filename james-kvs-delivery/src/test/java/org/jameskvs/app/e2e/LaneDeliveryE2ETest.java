@@ -117,23 +117,16 @@ class LaneDeliveryE2ETest {
 
     /** LaneDelivery in place of RemoteDelivery (busy.test and ok0.test dedicated, 8 buckets), and its route. */
     private static JamesConf laneDelivery(JamesConf conf, int targetPort) {
-        return conf
-            .removeAll("mailetcontainer.xml", "(?s)<mailet match=\"All\" class=\"RemoteDelivery\">.*?</mailet>")
-            .replace("mailetcontainer.xml", "<processor state=\"relay\" enableJmx=\"true\">",
-                "<processor state=\"relay\" enableJmx=\"true\">\n"
-                    + "            <mailet match=\"All\" class=\"org.jameskvs.delivery.LaneDelivery\">\n"
-                    + "                <dedicatedDomains>" + BUSY + ", ok0.test</dedicatedDomains>\n"
-                    + "                <buckets>8</buckets>\n"
-                    + "                <concurrency>" + CONCURRENCY + "</concurrency>\n"
-                    + "                <port>" + targetPort + "</port>\n"
-                    + "                <retryDelays>500</retryDelays>\n"
-                    + "                <maxAttempts>1000</maxAttempts>\n"
-                    + "                <suspendAfterFailures>3</suspendAfterFailures>\n"
-                    + "                <suspendForMillis>3600000</suspendForMillis>\n"
-                    + "                <greetingTimeoutMillis>10000</greetingTimeoutMillis>\n"
-                    + "            </mailet>")
-            .replace("webadmin.properties", "extensions.routes=org.apache.james.webadmin.dropwizard.MetricsRoutes",
-                "extensions.routes=org.apache.james.webadmin.dropwizard.MetricsRoutes,org.jameskvs.delivery.LaneRoutes");
+        return LaneConf.laneDelivery(conf,
+            "<dedicatedDomains>" + BUSY + ", ok0.test</dedicatedDomains>",
+            "<buckets>8</buckets>",
+            "<concurrency>" + CONCURRENCY + "</concurrency>",
+            "<port>" + targetPort + "</port>",
+            "<retryDelays>500</retryDelays>",
+            "<maxAttempts>1000</maxAttempts>",
+            "<suspendAfterFailures>3</suspendAfterFailures>",
+            "<suspendForMillis>3600000</suspendForMillis>",
+            "<greetingTimeoutMillis>10000</greetingTimeoutMillis>");
     }
 
     private static Set<String> ids(String prefix) {

@@ -53,19 +53,11 @@ class LaneIsolationBenchE2ETest {
             Path zone = Files.writeString(run.resolve("zone.properties"), target.zone());
             try (KvsServerProcess node1 = KvsServerProcess.start(run.resolve("kvs-node1"));
                  KvsServerProcess node2 = KvsServerProcess.start(run.resolve("kvs-node2"));
-                 LaneJamesProcess james = LaneJamesProcess.start(run.resolve("james"), zone, conf -> conf
-                     .kvsReplicated(node1.address(), node2.address(), KvsServerProcess.PASSWORD)
-                     .removeAll("mailetcontainer.xml", "(?s)<mailet match=\"All\" class=\"RemoteDelivery\">.*?</mailet>")
-                     .replace("mailetcontainer.xml", "<processor state=\"relay\" enableJmx=\"true\">",
-                         "<processor state=\"relay\" enableJmx=\"true\">\n"
-                             + "            <mailet match=\"All\" class=\"org.jameskvs.delivery.LaneDelivery\">\n"
-                             + "                <dedicatedDomains>heavy-accept.test, heavy-421.test, heavy-stall.test</dedicatedDomains>\n"
-                             + "                <buckets>64</buckets>\n"
-                             + "                <concurrency>4</concurrency>\n"
-                             + "                <port>" + target.port() + "</port>\n"
-                             + "                <retryDelays>1000, 5000, 60000</retryDelays>\n"
-                             + "                <maxAttempts>1000</maxAttempts>\n"
-                             + "            </mailet>"))) {
+                 LaneJamesProcess james = LaneJamesProcess.start(run.resolve("james"), zone, conf -> LaneConf.laneDelivery(conf
+                     .kvsReplicated(node1.address(), node2.address(), KvsServerProcess.PASSWORD),
+                     "<dedicatedDomains>heavy-accept.test, heavy-421.test, heavy-stall.test</dedicatedDomains>",
+                     "<buckets>64</buckets>", "<concurrency>4</concurrency>", "<port>" + target.port() + "</port>",
+                     "<retryDelays>1000, 5000, 60000</retryDelays>", "<maxAttempts>1000</maxAttempts>"))) {
                 // A warm-up phase (JIT, connections), then the baseline before and after the two faults.
                 IsolationPhase.Result warmUp = IsolationPhase.run("warm-up", james.smtpPort(), target, "heavy-accept.test", healthy, MAILS, 8, TIMEOUT);
                 List<IsolationPhase.Result> results = new ArrayList<>();

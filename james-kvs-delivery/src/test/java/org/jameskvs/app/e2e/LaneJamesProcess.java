@@ -74,6 +74,12 @@ public final class LaneJamesProcess implements AutoCloseable {
         return process.logTail(lines);
     }
 
+    /** kill -9: no shutdown hook, no clean close of any queue or connection. */
+    void kill() throws InterruptedException {
+        process.process().destroyForcibly();
+        process.process().waitFor();
+    }
+
     @Override
     public void close() throws InterruptedException {
         process.close();
