@@ -227,9 +227,11 @@ public final class SmtpSession implements AutoCloseable {
             return;
         }
         try {
-            socket.setSoTimeout(1_000);
+            // QUIT and its 221 (1 s at most): the server has ended the session before this side opens
+            // another connection to it, so it never sees more connections than the lane's limit.
             out.write("QUIT\r\n".getBytes(StandardCharsets.US_ASCII));
             out.flush();
+            read(Duration.ofSeconds(1));
         } catch (IOException e) {
             // closing anyway
         }
