@@ -19,6 +19,7 @@ import java.util.function.Function;
  * <tr><td>{@code buckets}</td><td>{@code 64}</td><td>hashed queues shared by every other domain (the long tail)</td></tr>
  * <tr><td>{@code maxQueues}</td><td>{@code 1000}</td><td>dedicated + buckets + one delay queue per retry delay may not exceed this (the paper's budget of about 1,000 queues per gateway); larger: the mailet refuses to start</td></tr>
  * <tr><td>{@code concurrency}</td><td>{@code 4}</td><td>connections open at once per lane (per James node), and so mails in delivery at once per lane</td></tr>
+ * <tr><td>{@code maxMessageRate}</td><td>{@code 0}</td><td>mails per second per lane (per James node), evenly spaced; 0 = no limit</td></tr>
  * <tr><td>{@code maxDeliveriesPerConnection}</td><td>{@code 100}</td><td>mails sent over one connection before it is closed</td></tr>
  * <tr><td>{@code idleConnectionMillis}</td><td>{@code 5000}</td><td>an open connection with no mail to send for this long is closed</td></tr>
  * <tr><td>{@code port}</td><td>{@code 25}</td><td>SMTP port of the MX hosts</td></tr>
@@ -42,6 +43,7 @@ public record LaneDeliveryConfig(
     int buckets,
     int maxQueues,
     int concurrency,
+    double maxMessageRate,
     int maxDeliveriesPerConnection,
     Duration idleConnection,
     int port,
@@ -88,6 +90,7 @@ public record LaneDeliveryConfig(
             integer(p, "buckets", 64),
             integer(p, "maxQueues", 1000),
             integer(p, "concurrency", 4),
+            rate(p.apply("maxMessageRate")),
             integer(p, "maxDeliveriesPerConnection", 100),
             millis(p, "idleConnectionMillis", 5_000),
             integer(p, "port", 25),
@@ -138,6 +141,21 @@ public record LaneDeliveryConfig(
             throw new IllegalArgumentException(key + " must not be negative, was " + value);
         }
         return Duration.ofMillis(value);
+    }
+
+    private static double rate(String value) {
+        if (value == null) {
+            return 0;
+        }
+        try {
+            double rate = Double.parseDouble(value);
+            if (rate < 0 || Double.isNaN(rate) || Double.isInfinite(rate)) {
+                throw new NumberFormatException("not a rate");
+            }
+            return rate;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("maxMessageRate must be a non-negative number of mails per second, was '" + value + "'", e);
+        }
     }
 
     private static Set<String> domains(String list) {

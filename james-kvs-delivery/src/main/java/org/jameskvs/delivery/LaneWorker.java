@@ -42,6 +42,7 @@ final class LaneWorker implements AutoCloseable {
     private final Clock clock;
     private final LaneConnections connections;
     private final DelayTiers delays;
+    private final RatePacer pacer;
     private Disposable subscription;
 
     LaneWorker(LaneState state, MailQueue queue, MxResolver resolver, LaneDeliveryConfig config, Bouncer bouncer,
@@ -55,6 +56,7 @@ final class LaneWorker implements AutoCloseable {
         this.io = io;
         this.clock = clock;
         this.connections = new LaneConnections(config, state.stats(), clock);
+        this.pacer = new RatePacer(config.maxMessageRate(), System::nanoTime);
     }
 
     void start() {
@@ -70,7 +72,9 @@ final class LaneWorker implements AutoCloseable {
 
     private Mono<Void> handle(MailQueueItem item) {
         if (state.suspension().remaining().isZero()) {
-            return Mono.<Void>fromRunnable(() -> deliver(item)).subscribeOn(io);
+            Duration wait = pacer.reserve();
+            Mono<Void> delivery = Mono.<Void>fromRunnable(() -> deliver(item)).subscribeOn(io);
+            return wait.isZero() ? delivery : Mono.delay(wait).then(delivery);
         }
         state.stats().held.incrementAndGet();
         return awaitResumption().doFinally(signal -> state.stats().held.decrementAndGet())
