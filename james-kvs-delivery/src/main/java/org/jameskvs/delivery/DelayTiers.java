@@ -73,6 +73,24 @@ final class DelayTiers implements AutoCloseable {
         return dueAt;
     }
 
+    /**
+     * Parks a suspended domain's mail (not a failure: its attempt count is unchanged) in the first tier
+     * whose delay covers {@code remaining}, else the longest; returns its due time (epoch ms).
+     */
+    long parkWhileSuspended(Mail mail, Duration remaining) throws Exception {
+        int tier = tiers.size() - 1;
+        for (int i = 0; i < tiers.size(); i++) {
+            if (config.retryDelays().get(i).compareTo(remaining) >= 0) {
+                tier = i;
+                break;
+            }
+        }
+        long dueAt = clock.millis() + config.retryDelays().get(tier).toMillis();
+        mail.setAttribute(new Attribute(DUE_AT, AttributeValue.of(dueAt)));
+        tiers.get(tier).enQueue(mail);
+        return dueAt;
+    }
+
     private Duration untilDue(Mail mail) {
         long dueAt = mail.getAttribute(DUE_AT).map(a -> a.getValue().value()).filter(Number.class::isInstance)
             .map(v -> ((Number) v).longValue()).orElse(0L);

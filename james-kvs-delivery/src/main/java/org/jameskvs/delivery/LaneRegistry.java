@@ -27,6 +27,18 @@ public class LaneRegistry {
         return java.util.List.copyOf(lanes.values());
     }
 
+    /**
+     * What to suspend for {@code nameOrDomain}: a lane's own suspension when it names a lane, else that
+     * recipient domain's (the lane's when the domain has a dedicated lane, its own in a bucket).
+     */
+    public synchronized Optional<SuspensionRule> suspensionFor(String nameOrDomain) {
+        LaneState byName = lanes.get(nameOrDomain);
+        if (byName != null) {
+            return Optional.of(byName.suspension());
+        }
+        return find(nameOrDomain).map(state -> state.suspensionOf(nameOrDomain));
+    }
+
     /** The lane named {@code nameOrDomain}, else the lane a recipient domain of that name goes to. */
     public synchronized Optional<LaneState> find(String nameOrDomain) {
         LaneState byName = lanes.get(nameOrDomain);

@@ -19,7 +19,8 @@ import spark.Service;
  * <ul>
  * <li>{@code GET /lanes}: every lane ({@link LaneView}, JSON array)</li>
  * <li>{@code GET /lanes/{laneOrDomain}}: one lane, by lane name or by a recipient domain it carries</li>
- * <li>{@code PUT /lanes/{laneOrDomain}/suspension?duration=10m}: suspend (no new connection) for that long</li>
+ * <li>{@code PUT /lanes/{laneOrDomain}/suspension?duration=10m}: suspend (no new connection) for that long:
+ * the lane when a lane is named, else the domain (its dedicated lane, or only that domain in its bucket)</li>
  * <li>{@code DELETE /lanes/{laneOrDomain}/suspension}: resume now</li>
  * </ul>
  */
@@ -51,13 +52,14 @@ public class LaneRoutes implements Routes {
         }, json);
         service.put(BASE + "/:lane/suspension", (request, response) -> {
             LaneState lane = lane(request);
-            lane.suspension().suspend(duration(request), "suspended by an administrator");
+            Duration duration = duration(request);
+            rule(request).suspend(duration, "suspended by an administrator");
             response.type("application/json");
             return LaneView.of(lane);
         }, json);
         service.delete(BASE + "/:lane/suspension", (request, response) -> {
             LaneState lane = lane(request);
-            lane.suspension().resume();
+            rule(request).resume();
             response.type("application/json");
             return LaneView.of(lane);
         }, json);
@@ -68,6 +70,10 @@ public class LaneRoutes implements Routes {
         return registry.find(name).orElseThrow(() -> ErrorResponder.builder()
             .statusCode(404).type(ErrorResponder.ErrorType.NOT_FOUND)
             .message("No lane named or carrying '%s' (lanes: %s)", name, laneNames()).haltError());
+    }
+
+    private SuspensionRule rule(Request request) {
+        return registry.suspensionFor(request.params("lane")).orElseThrow();
     }
 
     private String laneNames() {

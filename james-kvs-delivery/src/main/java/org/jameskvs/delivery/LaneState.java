@@ -1,8 +1,43 @@
 package org.jameskvs.delivery;
 
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
-/** Everything known about one lane on this node: its queue size, counters, delayed counts and suspension. */
+/**
+ * Everything known about one lane on this node: its queue size, counters, delayed counts, the lane's
+ * suspension, and, in a bucket, each tail domain's own suspension (so that one failing tail domain
+ * does not suspend the others sharing its bucket). A dedicated lane's domain suspension is the lane's.
+ */
 public record LaneState(Lane lane, int concurrency, LongSupplier queueSize, LaneStats stats, DelayedCounts delayed,
-                        SuspensionRule suspension) {
+                        SuspensionRule suspension, Supplier<SuspensionRule> newRule,
+                        Map<String, SuspensionRule> domainSuspensions) {
+
+    public LaneState(Lane lane, int concurrency, LongSupplier queueSize, LaneStats stats, DelayedCounts delayed,
+                     Supplier<SuspensionRule> newRule) {
+        this(lane, concurrency, queueSize, stats, delayed, newRule.get(), newRule, new ConcurrentHashMap<>());
+    }
+
+    /** The suspension rule of {@code domain}'s mail in this lane. */
+    public SuspensionRule suspensionOf(String domain) {
+        if (lane.dedicated()) {
+            return suspension;
+        }
+        return domainSuspensions.computeIfAbsent(domain.toLowerCase(Locale.ROOT), d -> newRule.get());
+    }
+
+    /** Tail domains of this bucket suspended now, with when their suspension ends. */
+    public Map<String, String> suspendedDomains() {
+        Map<String, String> suspended = new TreeMap<>();
+        domainSuspensions.forEach((domain, rule) -> {
+            java.time.Instant until = rule.suspendedUntil();
+            if (until != null) {
+                suspended.put(domain, until.toString());
+            }
+        });
+        return suspended;
+    }
 }

@@ -25,8 +25,10 @@ import reactor.core.scheduler.Scheduler;
  * flatMap bound, so also at most that many connections), each sent over a kept connection where one
  * is idle. The mail leaves the lane queue only after the remote 250 (its recipients refused
  * temporarily are parked in a {@link DelayTiers} queue first, those refused permanently to the bounce
- * path first). While the lane is suspended its dequeued mails wait, holding no connection and reading
- * no more mail, until the suspension ends: other lanes are not affected.
+ * path first). While a dedicated lane is suspended its dequeued mails wait, holding no connection and
+ * reading no more mail, until the suspension ends: other lanes are not affected. In a bucket, a
+ * suspended tail domain's mails are parked in a delay queue until its suspension ends, and the
+ * bucket's other domains go on.
  */
 final class LaneWorker implements AutoCloseable {
     private static final Logger LOGGER = LoggerFactory.getLogger(LaneWorker.class);
@@ -100,6 +102,13 @@ final class LaneWorker implements AutoCloseable {
         try {
             List<MailAddress> recipients = new ArrayList<>(mail.getRecipients());
             String domain = recipients.get(0).getDomain().asString();
+            SuspensionRule domainRule = state.suspensionOf(domain);
+            Duration suspended = domainRule.remaining();
+            if (!suspended.isZero()) { // a suspended tail domain of a bucket: parked, the bucket goes on
+                state.delayed().add(delays.parkWhileSuspended(mail, suspended));
+                complete(item, MailQueueItem.CompletionStatus.SUCCESS);
+                return;
+            }
             TransactionResult result;
             try {
                 result = send(domain, mail, recipients);
@@ -107,8 +116,8 @@ final class LaneWorker implements AutoCloseable {
                 stats.lastReply = failure.reply().toString();
                 if (failure.reply().serviceNotAvailable() || failure.beforeGreeting()) {
                     stats.connectionFailures.incrementAndGet();
-                    if (state.suspension().recordFailure(failure.reply())) {
-                        LOGGER.warn("Lane {} suspended: {}", state.lane().name(), state.suspension().reason());
+                    if (domainRule.recordFailure(failure.reply())) {
+                        LOGGER.warn("Lane {} suspended for {}: {}", state.lane().name(), domain, domainRule.reason());
                     }
                 }
                 result = new TransactionResult(List.of(), recipients, List.of(), failure.reply());
