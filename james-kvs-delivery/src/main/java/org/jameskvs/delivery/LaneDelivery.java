@@ -6,6 +6,7 @@ import javax.inject.Inject;
 import javax.mail.MessagingException;
 
 import org.apache.james.dnsservice.api.DNSService;
+import org.apache.james.metrics.api.GaugeRegistry;
 import org.apache.james.queue.api.MailQueueFactory;
 import org.apache.mailet.Mail;
 import org.apache.mailet.base.GenericMailet;
@@ -29,13 +30,15 @@ public class LaneDelivery extends GenericMailet {
     private final MailQueueFactory<?> queueFactory;
     private final DNSService dns;
     private final LaneRegistry registry;
+    private final GaugeRegistry gauges;
     private LaneSpool spool;
 
     @Inject
-    public LaneDelivery(MailQueueFactory<?> queueFactory, DNSService dns, LaneRegistry registry) {
+    public LaneDelivery(MailQueueFactory<?> queueFactory, DNSService dns, LaneRegistry registry, GaugeRegistry gauges) {
         this.queueFactory = queueFactory;
         this.dns = dns;
         this.registry = registry;
+        this.gauges = gauges;
     }
 
     @Override
@@ -48,6 +51,7 @@ public class LaneDelivery extends GenericMailet {
         }
         Bouncer bouncer = (mail, reply) -> getMailetContext().sendMail(mail, config.bounceProcessor());
         spool = new LaneSpool(config, queueFactory, new DnsMxResolver(dns), bouncer, registry, Clock.systemUTC());
+        LaneMetrics.register(gauges, registry.lanes());
     }
 
     @Override

@@ -108,8 +108,16 @@ class LaneDeliveryE2ETest {
                 awaitOrFail(() -> admin.lane(BUSY).get("queued").asLong() == 0, "the resumed lane queue empty", james);
                 assertThat(target.domain(BUSY).accepted()).as("duplicates at %s", BUSY).isEqualTo(PER_DOMAIN);
 
+                String metrics = webAdmin.get("/metrics");
+                assertThat(metrics).contains("laneDelivered:lane_d_ok0_test " + PER_DOMAIN + ".0");
+                assertThat(metrics).contains("laneSuspended:lane_d_busy_test 0.0");
+
                 assertThat(admin.status("PUT", "/lanes/" + BUSY + "/suspension?duration=soon")).isEqualTo(400);
-                assertThat(admin.suspend("ok1.test", "1h").get("suspended").asBoolean()).isTrue();
+                assertThat(admin.status("GET", "/lanes/no-such-lane-d-x")).isEqualTo(200); // a domain name: its bucket
+                JsonNode ok1Bucket = admin.suspend("ok1.test", "1h"); // a tail domain: suspended alone in its bucket
+                assertThat(ok1Bucket.get("suspended").asBoolean()).isFalse();
+                assertThat(ok1Bucket.get("suspendedDomains").has("ok1.test")).isTrue();
+                assertThat(admin.suspend("ok0.test", "1h").get("suspended").asBoolean()).isTrue(); // its dedicated lane
                 assertThat(admin.lanes().size()).isEqualTo(2 + 8);
             }
         }
