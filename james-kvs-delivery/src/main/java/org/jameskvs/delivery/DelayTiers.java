@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 
 /**
  * Delayed mail at O(1) per mail: one FIFO queue per configured retry delay ({@code <prefix>delay-<i>}),
@@ -51,12 +52,15 @@ final class DelayTiers implements AutoCloseable {
         return config.queuePrefix() + "delay-" + String.format(Locale.ROOT, "%02d", tier);
     }
 
-    /** Starts moving due mail back into the lane queue {@code laneQueueOf} names for its recipients' domain. */
-    void start(Function<String, MailQueue> laneQueueOfDomain) {
+    /**
+     * Starts moving due mail back into the lane queue {@code laneQueueOfDomain} names for its recipients'
+     * domain (the store waits for the queue's answer, so on {@code io}, not on the timer thread).
+     */
+    void start(Function<String, MailQueue> laneQueueOfDomain, Scheduler io) {
         for (MailQueue tier : tiers) {
             movers.add(Flux.from(tier.deQueue())
                 .concatMap(item -> Mono.delay(untilDue(item.getMail()))
-                    .then(Mono.<Void>fromRunnable(() -> moveBack(item, laneQueueOfDomain))))
+                    .then(Mono.<Void>fromRunnable(() -> moveBack(item, laneQueueOfDomain)).subscribeOn(io)))
                 .subscribe(ignored -> { }, e -> LOGGER.error("A delay tier stopped moving mail", e)));
         }
     }

@@ -33,6 +33,7 @@ final class LaneConnections implements AutoCloseable {
 
     /** An open connection to {@code domain}'s MX: an idle one, else a new one. */
     SmtpSession borrow(String domain, MxResolver resolver) throws SmtpFailure {
+        SmtpSession victim = null;
         synchronized (this) {
             closeExpired();
             for (Iterator<Idle> it = idle.iterator(); it.hasNext(); ) {
@@ -43,9 +44,12 @@ final class LaneConnections implements AutoCloseable {
                 }
             }
             if (open >= config.concurrency() && !idle.isEmpty()) {
-                discard(idle.removeFirst().session()); // room for a connection to this domain
+                victim = idle.removeLast().session(); // room for a connection to this domain
             }
             open++;
+        }
+        if (victim != null) {
+            discard(victim); // QUIT waits for the 221 before the new connection is opened
         }
         try {
             List<java.net.InetAddress> addresses = resolver.resolve(domain);

@@ -53,7 +53,7 @@ public final class LaneSpool implements AutoCloseable {
         }
         registry.register(router, states);
         workers.forEach(LaneWorker::start);
-        delays.start(this::queueOf);
+        delays.start(this::queueOf, io);
         this.idleCloser = Flux.interval(Duration.ofSeconds(1), io)
             .subscribe(tick -> workers.forEach(LaneWorker::closeIdleConnections));
     }

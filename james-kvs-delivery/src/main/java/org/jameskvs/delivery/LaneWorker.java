@@ -101,6 +101,10 @@ final class LaneWorker implements AutoCloseable {
         stats.inFlight.incrementAndGet();
         try {
             List<MailAddress> recipients = new ArrayList<>(mail.getRecipients());
+            if (recipients.isEmpty()) { // nothing to deliver (never enqueued so; a damaged mail must not loop)
+                complete(item, MailQueueItem.CompletionStatus.SUCCESS);
+                return;
+            }
             String domain = recipients.get(0).getDomain().asString();
             SuspensionRule domainRule = state.suspensionOf(domain);
             Duration suspended = domainRule.remaining();

@@ -65,6 +65,18 @@ class SmtpSessionTest {
     }
 
     @Test
+    void aRefusedConnectFailsBeforeGreeting() throws Exception {
+        LaneDeliveryConfig config = config();
+        java.net.InetAddress nobody = java.net.InetAddress.getByName("127.0.0.254"); // loopback, nothing listens there
+        assertThatThrownBy(() -> SmtpSession.open(List.of(nobody), config.port(), config))
+            .isInstanceOfSatisfying(SmtpFailure.class, f -> {
+                assertThat(f.reply().code()).isZero();
+                assertThat(f.reply().text()).contains("ConnectException");
+                assertThat(f.beforeGreeting()).isTrue();
+            });
+    }
+
+    @Test
     void aStalledGreetingTimesOut() {
         LaneDeliveryConfig config = config();
         assertThatThrownBy(() -> SmtpSession.open(List.of(target.domain("stall.test").address()), config.port(), config))
