@@ -19,6 +19,7 @@ import java.util.function.Function;
  * <tr><td>{@code buckets}</td><td>{@code 64}</td><td>hashed queues shared by every other domain (the long tail)</td></tr>
  * <tr><td>{@code maxQueues}</td><td>{@code 1000}</td><td>dedicated + buckets + one delay queue per retry delay may not exceed this (the paper's budget of about 1,000 queues per gateway); larger: the mailet refuses to start</td></tr>
  * <tr><td>{@code concurrency}</td><td>{@code 4}</td><td>connections open at once per lane (per James node), and so mails in delivery at once per lane</td></tr>
+ * <tr><td>{@code initialConcurrency}</td><td>{@code 1}</td><td>where a lane's concurrency starts (slow start: +1 per delivery that got through up to {@code concurrency}; a 421 or connect/greeting failure halves it, then it grows by about 1 per round)</td></tr>
  * <tr><td>{@code maxMessageRate}</td><td>{@code 0}</td><td>mails per second per lane (per James node), evenly spaced; 0 = no limit</td></tr>
  * <tr><td>{@code maxDeliveriesPerConnection}</td><td>{@code 100}</td><td>mails sent over one connection before it is closed</td></tr>
  * <tr><td>{@code idleConnectionMillis}</td><td>{@code 5000}</td><td>an open connection with no mail to send for this long is closed</td></tr>
@@ -43,6 +44,7 @@ public record LaneDeliveryConfig(
     int buckets,
     int maxQueues,
     int concurrency,
+    int initialConcurrency,
     double maxMessageRate,
     int maxDeliveriesPerConnection,
     Duration idleConnection,
@@ -69,6 +71,7 @@ public record LaneDeliveryConfig(
                 + ") + retryDelays (" + retryDelays.size() + " delay queues) exceed maxQueues (" + maxQueues + ")");
         }
         positive("concurrency", concurrency);
+        positive("initialConcurrency", initialConcurrency);
         positive("maxDeliveriesPerConnection", maxDeliveriesPerConnection);
         positive("maxAttempts", maxAttempts);
         positive("suspendAfterFailures", suspendAfterFailures);
@@ -90,6 +93,7 @@ public record LaneDeliveryConfig(
             integer(p, "buckets", 64),
             integer(p, "maxQueues", 1000),
             integer(p, "concurrency", 4),
+            integer(p, "initialConcurrency", 1),
             rate(p.apply("maxMessageRate")),
             integer(p, "maxDeliveriesPerConnection", 100),
             millis(p, "idleConnectionMillis", 5_000),

@@ -15,6 +15,7 @@ public final class LaneStats {
     final AtomicLong bounced = new AtomicLong();
     final AtomicLong connectionFailures = new AtomicLong();
     volatile String lastReply = "";
+    volatile java.util.function.IntSupplier currentLimit = () -> 0;
 
     void connectionOpened() {
         connectionsOpened.incrementAndGet();
@@ -62,6 +63,11 @@ public final class LaneStats {
 
     public long connectionFailures() {
         return connectionFailures.get();
+    }
+
+    /** The lane's concurrency limit now (slow start and back-off), at most its configured concurrency. */
+    public int currentLimit() {
+        return currentLimit.getAsInt();
     }
 
     public String lastReply() {

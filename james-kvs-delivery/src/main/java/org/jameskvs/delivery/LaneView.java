@@ -10,7 +10,7 @@ import java.time.Instant;
  * {@code suspendedDomains}: the tail domains of a bucket suspended on their own, with their end.
  */
 public record LaneView(String lane, boolean dedicated, long queued, long ready, long delayed, int inFlight, int held,
-                       int concurrency, int openConnections, int maxOpenConnections, long connectionsOpened,
+                       int concurrency, int currentLimit, int openConnections, int maxOpenConnections, long connectionsOpened,
                        long delivered, long deferred, long bounced, long connectionFailures, String lastReply,
                        boolean suspended, String suspendedUntil, String suspensionReason, long suspensions,
                        java.util.Map<String, String> suspendedDomains) {
@@ -22,7 +22,7 @@ public record LaneView(String lane, boolean dedicated, long queued, long ready, 
         int inFlight = stats.inFlight() + stats.held();
         Instant until = state.suspension().suspendedUntil();
         return new LaneView(state.lane().name(), state.lane().dedicated(), queued,
-            queued < 0 ? -1 : Math.max(0, queued - delayed - inFlight), delayed, stats.inFlight(), stats.held(), state.concurrency(),
+            queued < 0 ? -1 : Math.max(0, queued - delayed - inFlight), delayed, stats.inFlight(), stats.held(), state.concurrency(), stats.currentLimit(),
             stats.openConnections(), stats.maxOpenConnections(), stats.connectionsOpened(), stats.delivered(),
             stats.deferred(), stats.bounced(), stats.connectionFailures(), stats.lastReply(), until != null,
             until == null ? null : until.toString(), state.suspension().reason(), state.suspension().suspensions(),

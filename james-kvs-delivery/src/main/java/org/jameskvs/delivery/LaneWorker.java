@@ -22,7 +22,8 @@ import reactor.core.scheduler.Scheduler;
 
 /**
  * Delivers one lane's queue: at most {@code concurrency} mails of the lane in delivery at once (the
- * flatMap bound, so also at most that many connections), each sent over a kept connection where one
+ * flatMap bound, so also at most that many connections; within it the {@link AdaptiveLimit} starts at
+ * {@code initialConcurrency} and adapts), each sent over a kept connection where one
  * is idle. The mail leaves the lane queue only after the remote 250 (its recipients refused
  * temporarily are parked in a {@link DelayTiers} queue first, those refused permanently to the bounce
  * path first). While a dedicated lane is suspended its dequeued mails wait, holding no connection and
@@ -45,6 +46,7 @@ final class LaneWorker implements AutoCloseable {
     private final LaneConnections connections;
     private final DelayTiers delays;
     private final RatePacer pacer;
+    private final AdaptiveLimit limit;
     private Disposable subscription;
 
     LaneWorker(LaneState state, MailQueue queue, MxResolver resolver, LaneDeliveryConfig config, Bouncer bouncer,
@@ -59,6 +61,8 @@ final class LaneWorker implements AutoCloseable {
         this.clock = clock;
         this.connections = new LaneConnections(config, state.stats(), clock);
         this.pacer = new RatePacer(config.maxMessageRate(), System::nanoTime);
+        this.limit = new AdaptiveLimit(config.initialConcurrency(), state.concurrency());
+        state.stats().currentLimit = limit::current;
     }
 
     void start() {
@@ -74,8 +78,15 @@ final class LaneWorker implements AutoCloseable {
 
     private Mono<Void> handle(MailQueueItem item) {
         if (state.suspension().remaining().isZero()) {
+            Mono<Void> delivery = limit.acquire().then(Mono.fromCallable(() -> deliver(item)).subscribeOn(io))
+                .doOnNext(limit::release)
+                .onErrorResume(e -> { // deliver() handles its failures; this keeps the lane's flux alive regardless
+                    LOGGER.error("Lane {}: unexpected delivery failure", state.lane().name(), e);
+                    limit.release(false);
+                    return Mono.empty();
+                })
+                .then();
             Duration wait = pacer.reserve();
-            Mono<Void> delivery = Mono.<Void>fromRunnable(() -> deliver(item)).subscribeOn(io);
             return wait.isZero() ? delivery : Mono.delay(wait).then(delivery);
         }
         state.stats().held.incrementAndGet();
@@ -95,7 +106,8 @@ final class LaneWorker implements AutoCloseable {
         });
     }
 
-    private void deliver(MailQueueItem item) {
+    /** Delivers one mail; returns true when it met a connection-level failure (for the adaptive limit). */
+    private boolean deliver(MailQueueItem item) {
         Mail mail = item.getMail();
         LaneStats stats = state.stats();
         stats.inFlight.incrementAndGet();
@@ -103,7 +115,7 @@ final class LaneWorker implements AutoCloseable {
             List<MailAddress> recipients = new ArrayList<>(mail.getRecipients());
             if (recipients.isEmpty()) { // nothing to deliver (never enqueued so; a damaged mail must not loop)
                 complete(item, MailQueueItem.CompletionStatus.SUCCESS);
-                return;
+                return false;
             }
             String domain = recipients.get(0).getDomain().asString();
             SuspensionRule domainRule = state.suspensionOf(domain);
@@ -111,14 +123,16 @@ final class LaneWorker implements AutoCloseable {
             if (!suspended.isZero()) { // a suspended tail domain of a bucket: parked, the bucket goes on
                 state.delayed().add(delays.parkWhileSuspended(mail, suspended));
                 complete(item, MailQueueItem.CompletionStatus.SUCCESS);
-                return;
+                return false;
             }
+            boolean connectionFailed = false;
             TransactionResult result;
             try {
                 result = send(domain, mail, recipients);
             } catch (SmtpFailure failure) {
                 stats.lastReply = failure.reply().toString();
                 if (failure.reply().serviceNotAvailable() || failure.beforeGreeting()) {
+                    connectionFailed = true;
                     stats.connectionFailures.incrementAndGet();
                     if (domainRule.recordFailure(failure.reply())) {
                         LOGGER.warn("Lane {} suspended for {}: {}", state.lane().name(), domain, domainRule.reason());
@@ -127,9 +141,11 @@ final class LaneWorker implements AutoCloseable {
                 result = new TransactionResult(List.of(), recipients, List.of(), failure.reply());
             }
             settle(item, mail, result);
+            return connectionFailed;
         } catch (Exception e) {
             LOGGER.error("Lane {}: mail {} left for a later attempt", state.lane().name(), mail.getName(), e);
             complete(item, MailQueueItem.CompletionStatus.RETRY);
+            return false;
         } finally {
             stats.inFlight.decrementAndGet();
         }
