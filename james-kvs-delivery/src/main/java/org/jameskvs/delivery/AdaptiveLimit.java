@@ -16,6 +16,9 @@ import reactor.core.publisher.MonoSink;
  * {@code max}. A waiting delivery holds no thread (it is a pending Mono).
  */
 final class AdaptiveLimit {
+    /** What a finished delivery says about the destination. */
+    enum Feedback { GOT_THROUGH, CONNECTION_FAILED, NOTHING }
+
     private final int max;
     private double limit;
     private boolean slowStart = true;
@@ -45,15 +48,18 @@ final class AdaptiveLimit {
         });
     }
 
-    /** Ends a delivery: {@code connectionFailed} when it met a 421 or could not connect or be greeted. */
-    void release(boolean connectionFailed) {
+    /**
+     * Ends a delivery: CONNECTION_FAILED when it met a 421 or could not connect or be greeted,
+     * GOT_THROUGH when the server took part in a transaction, NOTHING when no connection was tried.
+     */
+    void release(Feedback feedback) {
         List<MonoSink<Void>> start = new ArrayList<>();
         synchronized (this) {
             active--;
-            if (connectionFailed) {
+            if (feedback == Feedback.CONNECTION_FAILED) {
                 limit = Math.max(1, limit / 2);
                 slowStart = false;
-            } else {
+            } else if (feedback == Feedback.GOT_THROUGH) {
                 limit = Math.min(max, limit + (slowStart ? 1 : 1 / limit));
             }
             while (!waiting.isEmpty() && active < (int) limit) {

@@ -82,7 +82,7 @@ final class LaneWorker implements AutoCloseable {
                 .doOnNext(limit::release)
                 .onErrorResume(e -> { // deliver() handles its failures; this keeps the lane's flux alive regardless
                     LOGGER.error("Lane {}: unexpected delivery failure", state.lane().name(), e);
-                    limit.release(false);
+                    limit.release(AdaptiveLimit.Feedback.NOTHING);
                     return Mono.empty();
                 })
                 .then();
@@ -106,8 +106,8 @@ final class LaneWorker implements AutoCloseable {
         });
     }
 
-    /** Delivers one mail; returns true when it met a connection-level failure (for the adaptive limit). */
-    private boolean deliver(MailQueueItem item) {
+    /** Delivers one mail; returns what it says about the destination (for the adaptive limit). */
+    private AdaptiveLimit.Feedback deliver(MailQueueItem item) {
         Mail mail = item.getMail();
         LaneStats stats = state.stats();
         stats.inFlight.incrementAndGet();
@@ -115,7 +115,7 @@ final class LaneWorker implements AutoCloseable {
             List<MailAddress> recipients = new ArrayList<>(mail.getRecipients());
             if (recipients.isEmpty()) { // nothing to deliver (never enqueued so; a damaged mail must not loop)
                 complete(item, MailQueueItem.CompletionStatus.SUCCESS);
-                return false;
+                return AdaptiveLimit.Feedback.NOTHING;
             }
             String domain = recipients.get(0).getDomain().asString();
             SuspensionRule domainRule = state.suspensionOf(domain);
@@ -123,16 +123,16 @@ final class LaneWorker implements AutoCloseable {
             if (!suspended.isZero()) { // a suspended tail domain of a bucket: parked, the bucket goes on
                 state.delayed().add(delays.parkWhileSuspended(mail, suspended));
                 complete(item, MailQueueItem.CompletionStatus.SUCCESS);
-                return false;
+                return AdaptiveLimit.Feedback.NOTHING;
             }
-            boolean connectionFailed = false;
+            AdaptiveLimit.Feedback feedback = AdaptiveLimit.Feedback.GOT_THROUGH;
             TransactionResult result;
             try {
                 result = send(domain, mail, recipients);
             } catch (SmtpFailure failure) {
                 stats.lastReply = failure.reply().toString();
                 if (failure.reply().serviceNotAvailable() || failure.beforeGreeting()) {
-                    connectionFailed = true;
+                    feedback = AdaptiveLimit.Feedback.CONNECTION_FAILED;
                     stats.connectionFailures.incrementAndGet();
                     if (domainRule.recordFailure(failure.reply())) {
                         LOGGER.warn("Lane {} suspended for {}: {}", state.lane().name(), domain, domainRule.reason());
@@ -141,11 +141,11 @@ final class LaneWorker implements AutoCloseable {
                 result = new TransactionResult(List.of(), recipients, List.of(), failure.reply());
             }
             settle(item, mail, result);
-            return connectionFailed;
+            return feedback;
         } catch (Exception e) {
             LOGGER.error("Lane {}: mail {} left for a later attempt", state.lane().name(), mail.getName(), e);
             complete(item, MailQueueItem.CompletionStatus.RETRY);
-            return false;
+            return AdaptiveLimit.Feedback.NOTHING;
         } finally {
             stats.inFlight.decrementAndGet();
         }

@@ -95,6 +95,7 @@ class LaneDeliveryE2ETest {
                     .isEqualTo(PER_DOMAIN);
                 assertThat(webAdmin.queueSize("lane-delay-00")).as("retries parked in the first delay queue").isZero();
                 assertThat(busyLane.get("lane").asText()).isEqualTo("lane-d-" + BUSY);
+                assertThat(busyLane.get("currentLimit").asInt()).as("backed off to one connection").isEqualTo(1);
                 long connectionsWhileSuspended = target.domain(BUSY).connections();
                 assertThat(webAdmin.queueSize("spool")).isZero();
 
