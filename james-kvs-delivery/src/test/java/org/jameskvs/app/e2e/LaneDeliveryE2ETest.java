@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -45,10 +44,9 @@ class LaneDeliveryE2ETest {
         }
         Files.createDirectories(run);
         try (DomainSmtpTarget target = DomainSmtpTarget.start(behaviours)) {
-            Path zone = Files.writeString(run.resolve("zone.properties"), target.zone());
             try (KvsServerProcess node1 = KvsServerProcess.start(run.resolve("kvs-node1"));
                  KvsServerProcess node2 = KvsServerProcess.start(run.resolve("kvs-node2"));
-                 LaneJamesProcess james = LaneJamesProcess.start(run.resolve("james"), zone, conf -> laneDelivery(conf
+                 JamesProcess james = LaneJames.start(run.resolve("james"), target, conf -> laneDelivery(conf
                      .kvsReplicated(node1.address(), node2.address(), KvsServerProcess.PASSWORD), target.port()))) {
                 LaneAdmin admin = new LaneAdmin(james.webadminPort());
                 WebAdmin webAdmin = new WebAdmin(james.webadminPort());
@@ -143,17 +141,7 @@ class LaneDeliveryE2ETest {
             .collect(Collectors.toCollection(TreeSet::new));
     }
 
-    private interface Check {
-        boolean holds() throws Exception;
-    }
-
-    private static void awaitOrFail(Check check, String what, LaneJamesProcess james) throws Exception {
-        Instant deadline = Instant.now().plus(TIMEOUT);
-        while (!check.holds()) {
-            if (Instant.now().isAfter(deadline)) {
-                throw new AssertionError("not within " + TIMEOUT + ": " + what + "\n" + james.logTail(60));
-            }
-            Thread.sleep(200);
-        }
+    private static void awaitOrFail(LaneJames.Check check, String what, JamesProcess james) throws Exception {
+        LaneJames.awaitOrFail(check, what, TIMEOUT, james);
     }
 }

@@ -50,10 +50,9 @@ class LaneIsolationBenchE2ETest {
             behaviours.put("d" + i + ".test", Behaviour.accept());
         }
         try (DomainSmtpTarget target = DomainSmtpTarget.start(behaviours)) {
-            Path zone = Files.writeString(run.resolve("zone.properties"), target.zone());
             try (KvsServerProcess node1 = KvsServerProcess.start(run.resolve("kvs-node1"));
                  KvsServerProcess node2 = KvsServerProcess.start(run.resolve("kvs-node2"));
-                 LaneJamesProcess james = LaneJamesProcess.start(run.resolve("james"), zone, conf -> LaneConf.laneDelivery(conf
+                 JamesProcess james = LaneJames.start(run.resolve("james"), target, conf -> LaneConf.laneDelivery(conf
                      .kvsReplicated(node1.address(), node2.address(), KvsServerProcess.PASSWORD),
                      "<dedicatedDomains>heavy-accept.test, heavy-421.test, heavy-stall.test</dedicatedDomains>",
                      "<buckets>64</buckets>", "<concurrency>4</concurrency>", "<port>" + target.port() + "</port>",
@@ -83,7 +82,7 @@ class LaneIsolationBenchE2ETest {
                         r.name(), r.healthyPerSecond() / base.healthyPerSecond(), (double) r.p99Millis() / Math.max(1, base.p99Millis())));
                 }
                 System.out.println(report);
-                Files.writeString(Path.of("target/lanes-isolation.md"), report.toString());
+                LaneJames.writeReport(Path.of("target/lanes-isolation.md"), report.toString());
 
                 assertThat(target.domain("heavy-421.test").accepted()).isZero();
                 assertThat(target.domain("heavy-stall.test").accepted()).isZero();

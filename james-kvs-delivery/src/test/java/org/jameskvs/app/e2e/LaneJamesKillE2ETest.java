@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -37,12 +36,11 @@ class LaneJamesKillE2ETest {
             behaviours.put("k" + i + ".test", Behaviour.slowData(Duration.ofMillis(40)));
         }
         try (DomainSmtpTarget target = DomainSmtpTarget.start(behaviours)) {
-            Path zone = Files.writeString(run.resolve("zone.properties"), target.zone());
             try (KvsServerProcess node1 = KvsServerProcess.start(run.resolve("kvs-node1"));
                  KvsServerProcess node2 = KvsServerProcess.start(run.resolve("kvs-node2"))) {
                 Set<String> ids = new HashSet<>();
                 long deliveredAtKill;
-                try (LaneJamesProcess james = LaneJamesProcess.start(run.resolve("james-1"), zone, conf -> configure(conf, node1, node2, target))) {
+                try (JamesProcess james = LaneJames.start(run.resolve("james-1"), target, conf -> configure(conf, node1, node2, target))) {
                     SmtpLoadSender sender = new SmtpLoadSender("127.0.0.1", james.smtpPort(), 60_000);
                     for (DomainSmtpTarget.Domain domain : target.domains()) {
                         SmtpLoadSender.Result sent = sender.send(PER_DOMAIN, 4, "rcpt@" + domain.name(), "kill-" + domain.name());
@@ -50,11 +48,11 @@ class LaneJamesKillE2ETest {
                         IntStream.range(0, PER_DOMAIN).forEach(i -> ids.add(SmtpLoadSender.messageId("kill-" + domain.name(), i)));
                     }
                     awaitOrFail(() -> accepted(target) >= PER_DOMAIN, "deliveries under way", james);
-                    james.kill();
+                    LaneJames.kill(run.resolve("james-1"));
                     deliveredAtKill = accepted(target);
                 }
                 assertThat(deliveredAtKill).as("killed before everything was delivered").isLessThan((long) DOMAINS * PER_DOMAIN);
-                try (LaneJamesProcess james = LaneJamesProcess.start(run.resolve("james-2"), zone, conf -> configure(conf, node1, node2, target))) {
+                try (JamesProcess james = LaneJames.start(run.resolve("james-2"), target, conf -> configure(conf, node1, node2, target))) {
                     awaitOrFail(() -> delivered(target).containsAll(ids), "every mail delivered after the restart", james);
                 }
                 long duplicates = accepted(target) - delivered(target).size();
@@ -84,17 +82,7 @@ class LaneJamesKillE2ETest {
         return all;
     }
 
-    private interface Check {
-        boolean holds() throws Exception;
-    }
-
-    private static void awaitOrFail(Check check, String what, LaneJamesProcess james) throws Exception {
-        Instant deadline = Instant.now().plus(TIMEOUT);
-        while (!check.holds()) {
-            if (Instant.now().isAfter(deadline)) {
-                throw new AssertionError("not within " + TIMEOUT + ": " + what + "\n" + james.logTail(60));
-            }
-            Thread.sleep(50);
-        }
+    private static void awaitOrFail(LaneJames.Check check, String what, JamesProcess james) throws Exception {
+        LaneJames.awaitOrFail(check, what, TIMEOUT, james);
     }
 }

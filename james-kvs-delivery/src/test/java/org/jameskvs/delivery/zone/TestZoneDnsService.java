@@ -16,23 +16,24 @@ import java.util.TreeMap;
 import org.apache.james.dnsservice.api.DNSService;
 
 /**
- * James's DNS service in the tests: a test zone read from the file named by the system property
- * {@code lanes.test.zone} ({@code domain=127.0.0.x} per line). A zone domain is its own MX host
+ * James's DNS service in the tests: a test zone read from {@code conf/test-zone.properties} in James's
+ * working directory ({@code domain=127.0.0.x} per line). A zone domain is its own MX host
  * (the implicit MX) at that address; any other name is resolved by the JVM (loopback names only on
  * these machines, whose resolver is not reachable), and has no TXT record.
  */
 public final class TestZoneDnsService implements DNSService {
-    public static final String ZONE_PROPERTY = "lanes.test.zone";
+    public static final String ZONE_FILE = "test-zone.properties";
 
     private final Map<String, InetAddress> zone = new TreeMap<>();
 
     public TestZoneDnsService() {
-        String file = System.getProperty(ZONE_PROPERTY);
-        if (file == null) {
-            throw new IllegalStateException("-D" + ZONE_PROPERTY + " must name the test zone file");
+        String workingDirectory = System.getProperty("working.directory");
+        if (workingDirectory == null) {
+            throw new IllegalStateException("-Dworking.directory must name James's working directory (holding conf/" + ZONE_FILE + ")");
         }
+        Path file = Path.of(workingDirectory, "conf", ZONE_FILE);
         Properties properties = new Properties();
-        try (var reader = Files.newBufferedReader(Path.of(file))) {
+        try (var reader = Files.newBufferedReader(file)) {
             properties.load(reader);
             for (String domain : properties.stringPropertyNames()) {
                 zone.put(domain.toLowerCase(Locale.ROOT), InetAddress.getByName(properties.getProperty(domain).strip()));
