@@ -24,6 +24,7 @@ class SmtpSessionTest {
         behaviours.put("ok.test", Behaviour.accept());
         behaviours.put("busy.test", Behaviour.refuse421());
         behaviours.put("stall.test", Behaviour.stallGreeting());
+        behaviours.put("slow.test", Behaviour.slowData(java.time.Duration.ofSeconds(3)));
         target = DomainSmtpTarget.start(behaviours);
     }
 
@@ -74,6 +75,19 @@ class SmtpSessionTest {
                 assertThat(f.reply().text()).contains("ConnectException");
                 assertThat(f.beforeGreeting()).isTrue();
             });
+    }
+
+    @Test
+    void aSlowAnswerToTheDataEndsTheConnectionAtTheDataTimeout() throws Exception {
+        LaneDeliveryConfig config = TestConfigs.config("port", String.valueOf(target.port()), "dataTimeoutMillis", "300");
+        SmtpSession session = SmtpSession.open(List.of(target.domain("slow.test").address()), config.port(), config);
+        assertThatThrownBy(() -> session.send("sender@origin.test", List.of(new MailAddress("r@slow.test")),
+            TestMails.message(TestMails.messageId("slow", 0), "body")))
+            .isInstanceOfSatisfying(SmtpFailure.class, f -> {
+                assertThat(f.reply().text()).contains("timeout");
+                assertThat(f.beforeGreeting()).isFalse();
+            });
+        assertThat(session.isOpen()).isFalse();
     }
 
     @Test
