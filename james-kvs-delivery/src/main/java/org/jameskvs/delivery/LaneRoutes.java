@@ -22,6 +22,8 @@ import spark.Service;
  * <li>{@code PUT /lanes/{laneOrDomain}/suspension?duration=10m}: suspend (no new connection) for that long:
  * the lane when a lane is named, else the domain (its dedicated lane, or only that domain in its bucket)</li>
  * <li>{@code DELETE /lanes/{laneOrDomain}/suspension}: resume now</li>
+ * <li>{@code PUT /lanes/{laneOrDomain}/bounce?duration=1h}: bounce that lane's (or domain's) mail, queued or
+ * arriving, instead of delivering it, for that long; {@code DELETE} cancels the order</li>
  * </ul>
  */
 public class LaneRoutes implements Routes {
@@ -57,6 +59,18 @@ public class LaneRoutes implements Routes {
             response.type("application/json");
             return LaneView.of(lane);
         }, json);
+        service.put(BASE + "/:lane/bounce", (request, response) -> {
+            LaneState lane = lane(request);
+            lane.bounces().order(bounceKey(request), duration(request));
+            response.type("application/json");
+            return LaneView.of(lane);
+        }, json);
+        service.delete(BASE + "/:lane/bounce", (request, response) -> {
+            LaneState lane = lane(request);
+            lane.bounces().cancel(bounceKey(request));
+            response.type("application/json");
+            return LaneView.of(lane);
+        }, json);
         service.delete(BASE + "/:lane/suspension", (request, response) -> {
             LaneState lane = lane(request);
             rule(request).resume();
@@ -70,6 +84,12 @@ public class LaneRoutes implements Routes {
         return registry.find(name).orElseThrow(() -> ErrorResponder.builder()
             .statusCode(404).type(ErrorResponder.ErrorType.NOT_FOUND)
             .message("No lane named or carrying '%s' (lanes: %s)", name, laneNames()).haltError());
+    }
+
+    /** The bounce order's key: the whole lane when a lane is named, else the domain. */
+    private String bounceKey(Request request) {
+        String name = request.params("lane");
+        return registry.lanes().stream().anyMatch(s -> s.lane().name().equals(name)) ? BounceOrders.WHOLE_LANE : name;
     }
 
     private SuspensionRule rule(Request request) {

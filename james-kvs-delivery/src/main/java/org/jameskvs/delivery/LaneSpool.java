@@ -47,7 +47,8 @@ public final class LaneSpool implements AutoCloseable {
             queues.put(lane.name(), queue);
             LaneState state = new LaneState(lane, config.concurrency(), () -> sizeOf(queue), new LaneStats(),
                 new DelayedCounts(clock),
-                () -> new SuspensionRule(config.suspendAfterFailures(), config.suspendWindow(), config.suspendFor(), clock));
+                () -> new SuspensionRule(config.suspendAfterFailures(), config.suspendWindow(), config.suspendFor(), clock),
+                new BounceOrders(clock));
             states.add(state);
             workers.add(new LaneWorker(state, queue, resolver, config, bouncer, io, clock, delays));
         }

@@ -77,6 +77,9 @@ final class LaneWorker implements AutoCloseable {
     }
 
     private Mono<Void> handle(MailQueueItem item) {
+        if (bounceOrdered(item) != null) {
+            return Mono.<Void>fromRunnable(() -> bounceByOrder(item)).subscribeOn(io);
+        }
         if (state.suspension().remaining().isZero()) {
             Mono<Void> delivery = limit.acquire().then(Mono.fromCallable(() -> deliver(item)).subscribeOn(io))
                 .doOnNext(limit::release)
@@ -90,20 +93,45 @@ final class LaneWorker implements AutoCloseable {
             return wait.isZero() ? delivery : Mono.delay(wait).then(delivery);
         }
         state.stats().held.incrementAndGet();
-        return awaitResumption().doFinally(signal -> state.stats().held.decrementAndGet())
+        return awaitResumption(item).doFinally(signal -> state.stats().held.decrementAndGet())
             .then(Mono.defer(() -> handle(item)));
     }
 
-    /** Completes when the lane is no longer suspended; looks at least every SUSPENSION_CHECK (an administrator's resume). */
-    private Mono<Void> awaitResumption() {
+    /**
+     * Completes when the lane is no longer suspended, or the mail is ordered bounced; looks at least
+     * every SUSPENSION_CHECK (an administrator's resume or bounce order).
+     */
+    private Mono<Void> awaitResumption(MailQueueItem item) {
         return Mono.defer(() -> {
             Duration wait = state.suspension().remaining();
-            if (wait.isZero()) {
+            if (wait.isZero() || bounceOrdered(item) != null) {
                 return Mono.empty();
             }
             Duration nap = wait.compareTo(SUSPENSION_CHECK) < 0 ? wait.plusMillis(1) : SUSPENSION_CHECK;
-            return Mono.delay(nap).then(awaitResumption());
+            return Mono.delay(nap).then(awaitResumption(item));
         });
+    }
+
+    private java.time.Instant bounceOrdered(MailQueueItem item) {
+        Collection<MailAddress> recipients = item.getMail().getRecipients();
+        return recipients.isEmpty() ? null : state.bounces().activeFor(recipients.iterator().next().getDomain().asString());
+    }
+
+    /** Sends the mail to the bounce path under an administrator's order, then removes it from the lane. */
+    private void bounceByOrder(MailQueueItem item) {
+        Mail mail = item.getMail();
+        try {
+            SmtpReply reply = SmtpReply.noReply("bounced by an administrator's order until " + bounceOrdered(item));
+            Mail bounced = copyFor(mail, mail.getRecipients(), "-bounce");
+            bounced.setErrorMessage(reply.toString());
+            bouncer.bounce(bounced, reply);
+            state.stats().bounced.incrementAndGet();
+            complete(item, MailQueueItem.CompletionStatus.SUCCESS);
+            LifecycleUtil.dispose(mail);
+        } catch (Exception e) {
+            LOGGER.error("Lane {}: cannot bounce mail {} as ordered; the queue hands it out again", state.lane().name(), mail.getName(), e);
+            complete(item, MailQueueItem.CompletionStatus.RETRY);
+        }
     }
 
     /** Delivers one mail; returns what it says about the destination (for the adaptive limit). */

@@ -36,6 +36,10 @@ final class LaneAdmin {
         return send("DELETE", "/lanes/" + laneOrDomain + "/suspension", 200);
     }
 
+    JsonNode send(String method, String path) throws IOException, InterruptedException {
+        return send(method, path, 200);
+    }
+
     int status(String method, String path) throws IOException, InterruptedException {
         return request(method, path).statusCode();
     }

@@ -118,6 +118,8 @@ class LaneDeliveryE2ETest {
                 assertThat(ok1Bucket.get("suspendedDomains").has("ok1.test")).isTrue();
                 assertThat(admin.suspend("ok0.test", "1h").get("suspended").asBoolean()).isTrue(); // its dedicated lane
                 assertThat(admin.lanes().size()).isEqualTo(2 + 8);
+                assertThat(admin.send("PUT", "/lanes/ok2.test/bounce?duration=1h").get("bounceOrders").has("ok2.test")).isTrue();
+                assertThat(admin.send("DELETE", "/lanes/ok2.test/bounce").get("bounceOrders").has("ok2.test")).isFalse();
             }
         }
     }
