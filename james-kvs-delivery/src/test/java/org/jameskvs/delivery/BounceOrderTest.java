@@ -3,15 +3,12 @@ package org.jameskvs.delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.jameskvs.delivery.LaneSpoolTest.await;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import org.apache.james.queue.api.RawMailQueueItemDecoratorFactory;
-import org.apache.james.queue.memory.MemoryMailQueueFactory;
 import org.apache.mailet.Mail;
 import org.jameskvs.delivery.target.Behaviour;
 import org.jameskvs.delivery.target.DomainSmtpTarget;
@@ -34,8 +31,7 @@ class BounceOrderTest {
                 "concurrency", "2", "port", String.valueOf(target.port()), "retryDelays", "100", "maxAttempts", "1000",
                 "suspendAfterFailures", "2", "suspendForMillis", "3600000");
             LaneRegistry registry = new LaneRegistry();
-            try (LaneSpool spool = new LaneSpool(config, new MemoryMailQueueFactory(new RawMailQueueItemDecoratorFactory()),
-                domain -> List.of(target.domain(domain).address()), (mail, reply) -> bounced.add(mail), registry, Clock.systemUTC())) {
+            try (LaneSpool spool = TestSpools.start(config, target, (mail, reply) -> bounced.add(mail), registry)) {
                 for (int i = 0; i < 30; i++) {
                     spool.enqueue(TestMails.mail("dead" + i, TestMails.messageId("dead", i), "r" + i + "@dead.test"));
                 }

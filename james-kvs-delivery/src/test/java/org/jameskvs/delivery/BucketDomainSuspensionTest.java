@@ -3,15 +3,11 @@ package org.jameskvs.delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.jameskvs.delivery.LaneSpoolTest.await;
 
-import java.time.Clock;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import org.apache.james.queue.api.RawMailQueueItemDecoratorFactory;
-import org.apache.james.queue.memory.MemoryMailQueueFactory;
 import org.jameskvs.delivery.target.Behaviour;
 import org.jameskvs.delivery.target.DomainSmtpTarget;
 import org.junit.jupiter.api.Test;
@@ -35,8 +31,7 @@ class BucketDomainSuspensionTest {
                 "port", String.valueOf(target.port()), "retryDelays", "100,500", "maxAttempts", "1000",
                 "suspendAfterFailures", "3", "suspendForMillis", "3600000");
             LaneRegistry registry = new LaneRegistry();
-            try (LaneSpool spool = new LaneSpool(config, new MemoryMailQueueFactory(new RawMailQueueItemDecoratorFactory()),
-                domain -> List.of(target.domain(domain).address()), (mail, reply) -> { }, registry, Clock.systemUTC())) {
+            try (LaneSpool spool = TestSpools.start(config, target, (mail, reply) -> { }, registry)) {
                 Set<String> badIds = new HashSet<>();
                 for (int i = 0; i < 20; i++) {
                     badIds.add(TestMails.messageId("bad", i));

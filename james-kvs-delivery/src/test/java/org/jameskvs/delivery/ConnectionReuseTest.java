@@ -3,13 +3,9 @@ package org.jameskvs.delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.jameskvs.delivery.LaneSpoolTest.await;
 
-import java.time.Clock;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
-import org.apache.james.queue.api.RawMailQueueItemDecoratorFactory;
-import org.apache.james.queue.memory.MemoryMailQueueFactory;
 import org.jameskvs.delivery.target.Behaviour;
 import org.jameskvs.delivery.target.DomainSmtpTarget;
 import org.junit.jupiter.api.Test;
@@ -26,8 +22,7 @@ class ConnectionReuseTest {
                 "concurrency", "1", "maxDeliveriesPerConnection", "5", "idleConnectionMillis", "600000",
                 "port", String.valueOf(target.port()));
             LaneRegistry registry = new LaneRegistry();
-            try (LaneSpool spool = new LaneSpool(config, new MemoryMailQueueFactory(new RawMailQueueItemDecoratorFactory()),
-                domain -> List.of(target.domain(domain).address()), (mail, reply) -> { }, registry, Clock.systemUTC())) {
+            try (LaneSpool spool = TestSpools.start(config, target, (mail, reply) -> { }, registry)) {
                 for (int i = 0; i < 20; i++) {
                     spool.enqueue(TestMails.mail("m" + i, TestMails.messageId("reuse", i), "r" + i + "@reuse.test"));
                 }

@@ -3,15 +3,11 @@ package org.jameskvs.delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.jameskvs.delivery.LaneSpoolTest.await;
 
-import java.time.Clock;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import org.apache.james.queue.api.RawMailQueueItemDecoratorFactory;
-import org.apache.james.queue.memory.MemoryMailQueueFactory;
 import org.jameskvs.delivery.target.Behaviour;
 import org.jameskvs.delivery.target.DomainSmtpTarget;
 import org.junit.jupiter.api.Test;
@@ -30,10 +26,9 @@ class DelayTiersTest {
         try (DomainSmtpTarget target = DomainSmtpTarget.start(behaviours)) {
             LaneDeliveryConfig config = TestConfigs.config("buckets", "2", "port", String.valueOf(target.port()),
                 "retryDelays", "100,200", "maxAttempts", "100", "suspendAfterFailures", "1000000");
-            RecordingQueueFactory queues = new RecordingQueueFactory(new MemoryMailQueueFactory(new RawMailQueueItemDecoratorFactory()));
+            RecordingQueueFactory queues = new RecordingQueueFactory(TestSpools.memoryQueues());
             int mails = 20;
-            try (LaneSpool spool = new LaneSpool(config, queues, domain -> List.of(target.domain(domain).address()),
-                (mail, reply) -> { throw new AssertionError("bounced " + mail.getName()); }, new LaneRegistry(), Clock.systemUTC())) {
+            try (LaneSpool spool = TestSpools.start(config, queues, target, (mail, reply) -> { throw new AssertionError("bounced " + mail.getName()); }, new LaneRegistry())) {
                 Set<String> ids = new HashSet<>();
                 for (int i = 0; i < mails; i++) {
                     ids.add(TestMails.messageId("flaky", i));

@@ -2,7 +2,6 @@ package org.jameskvs.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,8 +13,6 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 
-import org.apache.james.queue.api.RawMailQueueItemDecoratorFactory;
-import org.apache.james.queue.memory.MemoryMailQueueFactory;
 import org.apache.mailet.Mail;
 import org.jameskvs.delivery.target.Behaviour;
 import org.jameskvs.delivery.target.DomainSmtpTarget;
@@ -48,11 +45,8 @@ class LaneSpoolTest {
                 "port", String.valueOf(target.port()), "retryDelays", "100", "maxAttempts", "1000",
                 "suspendAfterFailures", "3", "suspendWindowMillis", "60000", "suspendForMillis", "3600000",
                 "greetingTimeoutMillis", "5000", "idleConnectionMillis", "1000");
-            MxResolver resolver = domain -> List.of(target.domain(domain).address());
             LaneRegistry registry = new LaneRegistry();
-            MemoryMailQueueFactory queues = new MemoryMailQueueFactory(new RawMailQueueItemDecoratorFactory());
-            try (LaneSpool spool = new LaneSpool(config, queues, resolver, (mail, reply) -> bounced.add(mail), registry,
-                Clock.systemUTC())) {
+            try (LaneSpool spool = TestSpools.start(config, target, (mail, reply) -> bounced.add(mail), registry)) {
                 int busyMails = 60;
                 for (int i = 0; i < busyMails; i++) {
                     spool.enqueue(TestMails.mail("busy-" + i, TestMails.messageId("busy", i), "r" + i + "@busy.test"));
@@ -132,9 +126,7 @@ class LaneSpoolTest {
             LaneDeliveryConfig config = TestConfigs.config("buckets", "1", "port", String.valueOf(target.port()),
                 "retryDelays", "50", "maxAttempts", "3", "suspendAfterFailures", "100");
             LaneRegistry registry = new LaneRegistry();
-            MemoryMailQueueFactory queues = new MemoryMailQueueFactory(new RawMailQueueItemDecoratorFactory());
-            try (LaneSpool spool = new LaneSpool(config, queues, domain -> List.of(target.domain(domain).address()),
-                (mail, reply) -> bounced.add(mail), registry, Clock.systemUTC())) {
+            try (LaneSpool spool = TestSpools.start(config, queues, target, (mail, reply) -> bounced.add(mail), registry)) {
                 spool.enqueue(TestMails.mail("m", TestMails.messageId("gone", 0), "r@gone.test"));
                 LaneState lane = registry.find("gone.test").orElseThrow();
                 await(() -> bounced.size() == 1 && lane.queueSize().getAsLong() == 0, "bounced after 3 attempts");

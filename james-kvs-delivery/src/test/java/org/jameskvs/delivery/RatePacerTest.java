@@ -3,16 +3,12 @@ package org.jameskvs.delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.jameskvs.delivery.LaneSpoolTest.await;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.apache.james.queue.api.RawMailQueueItemDecoratorFactory;
-import org.apache.james.queue.memory.MemoryMailQueueFactory;
 import org.jameskvs.delivery.target.Behaviour;
 import org.jameskvs.delivery.target.DomainSmtpTarget;
 import org.junit.jupiter.api.Test;
@@ -47,8 +43,7 @@ class RatePacerTest {
         try (DomainSmtpTarget target = DomainSmtpTarget.start(behaviours)) {
             LaneDeliveryConfig config = TestConfigs.config("dedicatedDomains", "paced.test", "buckets", "1",
                 "concurrency", "4", "maxMessageRate", "20", "port", String.valueOf(target.port()));
-            try (LaneSpool spool = new LaneSpool(config, new MemoryMailQueueFactory(new RawMailQueueItemDecoratorFactory()),
-                domain -> List.of(target.domain(domain).address()), (mail, reply) -> { }, new LaneRegistry(), Clock.systemUTC())) {
+            try (LaneSpool spool = TestSpools.start(config, target, (mail, reply) -> { }, new LaneRegistry())) {
                 long queuedAt = System.currentTimeMillis();
                 for (int i = 0; i < 20; i++) {
                     spool.enqueue(TestMails.mail("m" + i, TestMails.messageId("paced", i), "r" + i + "@paced.test"));
