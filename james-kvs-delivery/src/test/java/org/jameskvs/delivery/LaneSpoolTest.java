@@ -126,7 +126,7 @@ class LaneSpoolTest {
             LaneDeliveryConfig config = TestConfigs.config("buckets", "1", "port", String.valueOf(target.port()),
                 "retryDelays", "50", "maxAttempts", "3", "suspendAfterFailures", "100");
             LaneRegistry registry = new LaneRegistry();
-            try (LaneSpool spool = TestSpools.start(config, queues, target, (mail, reply) -> bounced.add(mail), registry)) {
+            try (LaneSpool spool = TestSpools.start(config, target, (mail, reply) -> bounced.add(mail), registry)) {
                 spool.enqueue(TestMails.mail("m", TestMails.messageId("gone", 0), "r@gone.test"));
                 LaneState lane = registry.find("gone.test").orElseThrow();
                 await(() -> bounced.size() == 1 && lane.queueSize().getAsLong() == 0, "bounced after 3 attempts");
