@@ -37,6 +37,15 @@ import java.util.function.Function;
  * <tr><td>{@code heloName}</td><td>{@code localhost}</td><td>name given in EHLO/HELO</td></tr>
  * <tr><td>{@code bounceProcessor}</td><td>{@code bounces}</td><td>processor a permanently failed mail is sent to (as RemoteDelivery's)</td></tr>
  * </table>
+ *
+ * <p>Receipt regulation is an SMTP hook ({@link LaneBacklogHook}), configured on its handler in
+ * smtpserver.xml ({@code <handler class="org.jameskvs.delivery.LaneBacklogHook"><laneHighWater>...}), read by
+ * {@link #waterMarks}:
+ * <table>
+ * <tr><th>key</th><th>default</th><th>meaning</th></tr>
+ * <tr><td>{@code laneHighWater}</td><td>{@code 100000}</td><td>mails queued in a lane at which RCPT to its domains is answered 452 4.3.1</td></tr>
+ * <tr><td>{@code laneLowWater}</td><td>80 % of the high-water mark</td><td>queued mails at or below which that lane's domains are accepted again</td></tr>
+ * </table>
  */
 public record LaneDeliveryConfig(
     String queuePrefix,
@@ -110,6 +119,26 @@ public record LaneDeliveryConfig(
             integer(p, "deliveryThreads", 64),
             orElse(p.apply("heloName"), "localhost"),
             orElse(p.apply("bounceProcessor"), "bounces"));
+    }
+
+    /** The receipt regulation marks of one lane: refuse at {@code high}, accept again at {@code low}. */
+    public record WaterMarks(long high, long low) {
+        public WaterMarks {
+            if (high < 1 || low < 0 || low >= high) {
+                throw new IllegalArgumentException("laneLowWater (" + low + ") must be below laneHighWater (" + high + "), both positive");
+            }
+        }
+    }
+
+    /** {@link LaneBacklogHook}'s settings, read through {@code parameter}. */
+    public static WaterMarks waterMarks(Function<String, String> parameter) {
+        Function<String, String> p = key -> {
+            String value = parameter.apply(key);
+            return value == null || value.isBlank() ? null : value.strip();
+        };
+        long high = integer(p, "laneHighWater", 100_000);
+        String low = p.apply("laneLowWater");
+        return new WaterMarks(high, low == null ? high * 8 / 10 : integer(p, "laneLowWater", 0));
     }
 
     /** The delay before the next attempt of a mail that has failed {@code failures} times (1 = first failure). */

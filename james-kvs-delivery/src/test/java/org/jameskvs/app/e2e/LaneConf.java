@@ -19,4 +19,14 @@ final class LaneConf {
             .replace("webadmin.properties", "extensions.routes=org.apache.james.webadmin.dropwizard.MetricsRoutes",
                 "extensions.routes=org.apache.james.webadmin.dropwizard.MetricsRoutes,org.jameskvs.delivery.LaneRoutes");
     }
+
+    /** LaneBacklogHook in the SMTP handler chain with these water marks. */
+    static JamesConf backlogHook(JamesConf conf, long high, long low) {
+        return conf.replace("smtpserver.xml", "<handler class=\"org.jameskvs.james.smtp.SpoolSizeLimitHook\"/>",
+            "<handler class=\"org.jameskvs.james.smtp.SpoolSizeLimitHook\"/>\n"
+                + "            <handler class=\"org.jameskvs.delivery.LaneBacklogHook\">\n"
+                + "                <laneHighWater>" + high + "</laneHighWater>\n"
+                + "                <laneLowWater>" + low + "</laneLowWater>\n"
+                + "            </handler>");
+    }
 }

@@ -14,6 +14,7 @@ import java.util.stream.IntStream;
 
 import org.jameskvs.delivery.target.Behaviour;
 import org.jameskvs.delivery.target.DomainSmtpTarget;
+import org.jameskvs.testkit.smtp.SmtpClient;
 import org.jameskvs.testkit.smtp.SmtpLoadSender;
 import org.junit.jupiter.api.Test;
 
@@ -94,6 +95,14 @@ class LaneDeliveryE2ETest {
                 assertThat(webAdmin.queueSize("lane-delay-00")).as("retries parked in the first delay queue").isZero();
                 assertThat(busyLane.get("lane").asText()).isEqualTo("lane-d-" + BUSY);
                 assertThat(busyLane.get("currentLimit").asInt()).as("backed off to one connection").isEqualTo(1);
+                Set<String> tailLanes = new TreeSet<>();
+                for (int i = 1; i < 6; i++) {
+                    tailLanes.add(admin.lane("ok" + i + ".test").get("lane").asText());
+                }
+                assertThat(tailLanes).as("the premise of the backlog hook's marks: one tail domain per bucket").hasSize(5);
+
+                // Receipt regulation: the suspended lane holds PER_DOMAIN mails, so its domain is refused (452), others not.
+                awaitOrFail(() -> probe(james, BUSY, "refused") == 452, "RCPT to the backlogged lane answered 452", james);
                 long connectionsWhileSuspended = target.domain(BUSY).connections();
                 assertThat(webAdmin.queueSize("spool")).isZero();
 
@@ -111,24 +120,32 @@ class LaneDeliveryE2ETest {
                 assertThat(metrics).contains("laneDelivered:lane_d_ok0_test " + PER_DOMAIN + ".0");
                 assertThat(metrics).contains("laneSuspended:lane_d_busy_test 0.0");
 
+                // Drained below the low-water mark: its domain is accepted again.
+                awaitOrFail(() -> probe(james, BUSY, "accepted-again") == 250, "RCPT to the drained lane accepted", james);
+
                 assertThat(admin.status("PUT", "/lanes/" + BUSY + "/suspension?duration=soon")).isEqualTo(400);
                 assertThat(admin.status("GET", "/lanes/no-such-lane-d-x")).isEqualTo(200); // a domain name: its bucket
                 JsonNode ok1Bucket = admin.suspend("ok1.test", "1h"); // a tail domain: suspended alone in its bucket
                 assertThat(ok1Bucket.get("suspended").asBoolean()).isFalse();
                 assertThat(ok1Bucket.get("suspendedDomains").has("ok1.test")).isTrue();
                 assertThat(admin.suspend("ok0.test", "1h").get("suspended").asBoolean()).isTrue(); // its dedicated lane
-                assertThat(admin.lanes().size()).isEqualTo(2 + 8);
+                assertThat(admin.lanes().size()).isEqualTo(2 + 16);
                 assertThat(admin.send("PUT", "/lanes/ok2.test/bounce?duration=1h").get("bounceOrders").has("ok2.test")).isTrue();
                 assertThat(admin.send("DELETE", "/lanes/ok2.test/bounce").get("bounceOrders").has("ok2.test")).isFalse();
             }
         }
     }
 
-    /** LaneDelivery in place of RemoteDelivery (busy.test and ok0.test dedicated, 8 buckets), and its route. */
+    /**
+     * LaneDelivery in place of RemoteDelivery (busy.test and ok0.test dedicated, 16 buckets, in which
+     * ok1..ok5 fall in five different ones), its route, and LaneBacklogHook refusing a lane's domains at
+     * PER_DOMAIN queued mails (so only the suspended lane, which keeps all its mail, can reach it).
+     */
     private static JamesConf laneDelivery(JamesConf conf, int targetPort) {
+        LaneConf.backlogHook(conf, PER_DOMAIN, 10);
         return LaneConf.laneDelivery(conf,
             "<dedicatedDomains>" + BUSY + ", ok0.test</dedicatedDomains>",
-            "<buckets>8</buckets>",
+            "<buckets>16</buckets>",
             "<concurrency>" + CONCURRENCY + "</concurrency>",
             "<port>" + targetPort + "</port>",
             "<retryDelays>500</retryDelays>",
@@ -136,6 +153,17 @@ class LaneDeliveryE2ETest {
             "<suspendAfterFailures>3</suspendAfterFailures>",
             "<suspendForMillis>3600000</suspendForMillis>",
             "<greetingTimeoutMillis>10000</greetingTimeoutMillis>");
+    }
+
+    private static int probeCount;
+
+    /** One mail to {@code domain}; the SMTP code of the first refusal, or 250. */
+    private static int probe(JamesProcess james, String domain, String tag) throws Exception {
+        String to = "probe@" + domain;
+        try (SmtpClient client = SmtpClient.connect("127.0.0.1", james.smtpPort(), 60_000)) {
+            return client.send(SmtpLoadSender.FROM, to,
+                SmtpClient.message(SmtpLoadSender.FROM, to, SmtpLoadSender.messageId("probe-" + tag, probeCount++), tag));
+        }
     }
 
     private static Set<String> ids(String prefix) {
