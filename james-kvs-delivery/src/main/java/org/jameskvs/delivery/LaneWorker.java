@@ -1,0 +1,252 @@
+package org.jameskvs.delivery;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+import org.apache.james.core.MailAddress;
+import org.apache.james.queue.api.MailQueue;
+import org.apache.james.queue.api.MailQueue.MailQueueItem;
+import org.apache.james.lifecycle.api.LifecycleUtil;
+import org.apache.james.server.core.MailImpl;
+import org.apache.mailet.Mail;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * Delivers one lane's queue: at most {@code concurrency} mails of the lane in delivery at once (the
+ * flatMap bound, so also at most that many connections; within it the {@link AdaptiveLimit} starts at
+ * {@code initialConcurrency} and adapts), each sent over a kept connection where one
+ * is idle. The mail leaves the lane queue only after the remote 250 (its recipients refused
+ * temporarily are parked in a {@link DelayTiers} queue first, those refused permanently to the bounce
+ * path first). While a dedicated lane is suspended its dequeued mails wait, holding no connection and
+ * reading no more mail, until the suspension ends: other lanes are not affected. In a bucket, a
+ * suspended tail domain's mails are parked in a delay queue until its suspension ends, and the
+ * bucket's other domains go on.
+ */
+final class LaneWorker implements AutoCloseable {
+    private static final Logger LOGGER = LoggerFactory.getLogger(LaneWorker.class);
+    /** How often mail held by a suspended lane looks again whether the suspension is over. */
+    private static final Duration SUSPENSION_CHECK = Duration.ofMillis(200);
+
+    private final LaneState state;
+    private final MailQueue queue;
+    private final MxResolver resolver;
+    private final LaneDeliveryConfig config;
+    private final Bouncer bouncer;
+    private final Scheduler io;
+    private final Clock clock;
+    private final LaneConnections connections;
+    private final DelayTiers delays;
+    private final RatePacer pacer;
+    private final AdaptiveLimit limit;
+    private Disposable subscription;
+
+    LaneWorker(LaneState state, MailQueue queue, MxResolver resolver, LaneDeliveryConfig config, Bouncer bouncer,
+               Scheduler io, Clock clock, DelayTiers delays) {
+        this.state = state;
+        this.delays = delays;
+        this.queue = queue;
+        this.resolver = resolver;
+        this.config = config;
+        this.bouncer = bouncer;
+        this.io = io;
+        this.clock = clock;
+        this.connections = new LaneConnections(config, state.stats(), clock);
+        this.pacer = new RatePacer(config.maxMessageRate(), System::nanoTime);
+        this.limit = new AdaptiveLimit(config.initialConcurrency(), state.concurrency());
+        state.stats().currentLimit = limit::current;
+    }
+
+    void start() {
+        subscription = Flux.from(queue.deQueue())
+            .flatMap(this::handle, state.concurrency())
+            .subscribe(ignored -> { }, e -> LOGGER.error("Lane {} stopped delivering", state.lane().name(), e));
+    }
+
+    /** Closes connections idle past their time (called periodically). */
+    void closeIdleConnections() {
+        connections.closeExpired();
+    }
+
+    private Mono<Void> handle(MailQueueItem item) {
+        if (bounceOrdered(item) != null) {
+            return Mono.<Void>fromRunnable(() -> bounceByOrder(item)).subscribeOn(io);
+        }
+        if (state.suspension().remaining().isZero()) {
+            Mono<Void> delivery = limit.acquire().then(Mono.fromCallable(() -> deliver(item)).subscribeOn(io))
+                .doOnNext(limit::release)
+                .onErrorResume(e -> { // deliver() handles its failures; this keeps the lane's flux alive regardless
+                    LOGGER.error("Lane {}: unexpected delivery failure", state.lane().name(), e);
+                    limit.release(AdaptiveLimit.Feedback.NOTHING);
+                    return Mono.empty();
+                })
+                .then();
+            Duration wait = pacer.reserve();
+            return wait.isZero() ? delivery : Mono.delay(wait).then(delivery);
+        }
+        state.stats().held.incrementAndGet();
+        return awaitResumption(item).doFinally(signal -> state.stats().held.decrementAndGet())
+            .then(Mono.defer(() -> handle(item)));
+    }
+
+    /**
+     * Completes when the lane is no longer suspended, or the mail is ordered bounced; looks at least
+     * every SUSPENSION_CHECK (an administrator's resume or bounce order).
+     */
+    private Mono<Void> awaitResumption(MailQueueItem item) {
+        return Mono.defer(() -> {
+            Duration wait = state.suspension().remaining();
+            if (wait.isZero() || bounceOrdered(item) != null) {
+                return Mono.empty();
+            }
+            Duration nap = wait.compareTo(SUSPENSION_CHECK) < 0 ? wait.plusMillis(1) : SUSPENSION_CHECK;
+            return Mono.delay(nap).then(awaitResumption(item));
+        });
+    }
+
+    private java.time.Instant bounceOrdered(MailQueueItem item) {
+        Collection<MailAddress> recipients = item.getMail().getRecipients();
+        return recipients.isEmpty() ? null : state.bounces().activeFor(recipients.iterator().next().getDomain().asString());
+    }
+
+    /** Sends the mail to the bounce path under an administrator's order, then removes it from the lane. */
+    private void bounceByOrder(MailQueueItem item) {
+        Mail mail = item.getMail();
+        try {
+            SmtpReply reply = SmtpReply.noReply("bounced by an administrator's order until " + bounceOrdered(item));
+            Mail bounced = copyFor(mail, mail.getRecipients(), "-bounce");
+            bounced.setErrorMessage(reply.toString());
+            bouncer.bounce(bounced, reply);
+            state.stats().bounced.incrementAndGet();
+            complete(item, MailQueueItem.CompletionStatus.SUCCESS);
+            LifecycleUtil.dispose(mail);
+        } catch (Exception e) {
+            LOGGER.error("Lane {}: cannot bounce mail {} as ordered; the queue hands it out again", state.lane().name(), mail.getName(), e);
+            complete(item, MailQueueItem.CompletionStatus.RETRY);
+        }
+    }
+
+    /** Delivers one mail; returns what it says about the destination (for the adaptive limit). */
+    private AdaptiveLimit.Feedback deliver(MailQueueItem item) {
+        Mail mail = item.getMail();
+        LaneStats stats = state.stats();
+        stats.inFlight.incrementAndGet();
+        try {
+            List<MailAddress> recipients = new ArrayList<>(mail.getRecipients());
+            if (recipients.isEmpty()) { // nothing to deliver (never enqueued so; a damaged mail must not loop)
+                complete(item, MailQueueItem.CompletionStatus.SUCCESS);
+                return AdaptiveLimit.Feedback.NOTHING;
+            }
+            String domain = recipients.get(0).getDomain().asString();
+            SuspensionRule domainRule = state.suspensionOf(domain);
+            Duration suspended = domainRule.remaining();
+            if (!suspended.isZero()) { // a suspended tail domain of a bucket: parked, the bucket goes on
+                state.delayed().add(delays.parkWhileSuspended(mail, suspended));
+                complete(item, MailQueueItem.CompletionStatus.SUCCESS);
+                return AdaptiveLimit.Feedback.NOTHING;
+            }
+            AdaptiveLimit.Feedback feedback = AdaptiveLimit.Feedback.GOT_THROUGH;
+            TransactionResult result;
+            try {
+                result = send(domain, mail, recipients);
+            } catch (SmtpFailure failure) {
+                stats.lastReply = failure.reply().toString();
+                if (failure.reply().serviceNotAvailable() || failure.beforeGreeting()) {
+                    feedback = AdaptiveLimit.Feedback.CONNECTION_FAILED;
+                    stats.connectionFailures.incrementAndGet();
+                    if (domainRule.recordFailure(failure.reply())) {
+                        LOGGER.warn("Lane {} suspended for {}: {}", state.lane().name(), domain, domainRule.reason());
+                    }
+                }
+                result = new TransactionResult(List.of(), recipients, List.of(), failure.reply());
+            }
+            settle(item, mail, result);
+            return feedback;
+        } catch (Exception e) {
+            LOGGER.error("Lane {}: mail {} left for a later attempt", state.lane().name(), mail.getName(), e);
+            complete(item, MailQueueItem.CompletionStatus.RETRY);
+            return AdaptiveLimit.Feedback.NOTHING;
+        } finally {
+            stats.inFlight.decrementAndGet();
+        }
+    }
+
+    private TransactionResult send(String domain, Mail mail, List<MailAddress> recipients) throws Exception {
+        SmtpSession session = connections.borrow(domain, resolver);
+        TransactionResult result;
+        try {
+            result = session.send(mail.getMaybeSender().asString(""), recipients, mail.getMessage());
+        } catch (SmtpFailure failure) {
+            connections.discard(session);
+            throw failure;
+        }
+        connections.giveBack(domain, session);
+        state.stats().lastReply = String.valueOf(result.reply());
+        return result;
+    }
+
+    /** Records the outcome, then removes the mail from the lane queue (after its retries and bounces are stored). */
+    private void settle(MailQueueItem item, Mail mail, TransactionResult result) throws Exception {
+        LaneStats stats = state.stats();
+        stats.delivered.addAndGet(result.delivered().isEmpty() ? 0 : 1);
+        int failures = Attempts.of(mail) + 1;
+        List<MailAddress> bounce = new ArrayList<>(result.permanent());
+        if (!result.temporary().isEmpty()) {
+            if (failures >= config.maxAttempts()) {
+                bounce.addAll(result.temporary());
+            } else {
+                Mail retry = copyFor(mail, result.temporary(), "-retry" + failures);
+                Attempts.set(retry, failures);
+                state.delayed().add(delays.park(retry, failures));
+                LifecycleUtil.dispose(retry);
+                stats.deferred.incrementAndGet();
+            }
+        }
+        if (!bounce.isEmpty()) {
+            Mail bounced = copyFor(mail, bounce, "-bounce");
+            bounced.setErrorMessage(String.valueOf(result.reply()));
+            bouncer.bounce(bounced, result.reply());
+            stats.bounced.incrementAndGet();
+        }
+        complete(item, MailQueueItem.CompletionStatus.SUCCESS);
+        LifecycleUtil.dispose(mail);
+    }
+
+    private static Mail copyFor(Mail mail, Collection<MailAddress> recipients, String suffix) throws Exception {
+        MailImpl copy = MailImpl.duplicate(mail);
+        copy.setName(baseName(mail.getName()) + suffix);
+        copy.setRecipients(recipients);
+        return copy;
+    }
+
+    /** The name without an earlier retry suffix, so names do not grow with every attempt. */
+    private static String baseName(String name) {
+        int retry = name.lastIndexOf("-retry");
+        return retry > 0 ? name.substring(0, retry) : name;
+    }
+
+    private void complete(MailQueueItem item, MailQueueItem.CompletionStatus status) {
+        try {
+            item.done(status);
+        } catch (Exception e) {
+            LOGGER.error("Lane {}: cannot complete mail {} ({}); the queue hands it out again", state.lane().name(),
+                item.getMail().getName(), status, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (subscription != null) {
+            subscription.dispose();
+        }
+        connections.close();
+    }
+}

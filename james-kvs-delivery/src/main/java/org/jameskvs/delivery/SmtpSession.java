@@ -1,0 +1,256 @@
+package org.jameskvs.delivery;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import javax.mail.MessagingException;
+import javax.mail.internet.MimeMessage;
+
+import org.apache.james.core.MailAddress;
+
+/**
+ * One SMTP client connection to a destination's MX, kept open for several mails (connection reuse):
+ * {@link #open} connects and greets, {@link #send} runs one MAIL/RCPT/DATA transaction, {@link #close}
+ * says QUIT. Each phase has its own timeout (connect, greeting, command, data). Written here rather than
+ * through JavaMail so that every reply reaches the lane's shaping rules as code and text, and so that
+ * a failed transaction leaves the connection usable (RSET) while a 421 ends it.
+ */
+public final class SmtpSession implements AutoCloseable {
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+    private final LaneDeliveryConfig config;
+    private int transactions;
+
+    private SmtpSession(Socket socket, LaneDeliveryConfig config) throws IOException {
+        this.socket = socket;
+        this.in = new BufferedInputStream(socket.getInputStream());
+        this.out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
+        this.config = config;
+    }
+
+    /** Connects to the first address that answers and greets; throws when none does. */
+    public static SmtpSession open(List<InetAddress> addresses, int port, LaneDeliveryConfig config) throws SmtpFailure {
+        if (addresses.isEmpty()) {
+            throw new SmtpFailure(SmtpReply.noReply("no MX address"), true, null);
+        }
+        SmtpFailure last = null;
+        for (InetAddress address : addresses) {
+            try {
+                return openOne(address, port, config);
+            } catch (SmtpFailure e) {
+                last = e;
+            }
+        }
+        throw last;
+    }
+
+    private static SmtpSession openOne(InetAddress address, int port, LaneDeliveryConfig config) throws SmtpFailure {
+        Socket socket = new Socket();
+        boolean greeted = false;
+        try {
+            socket.connect(new InetSocketAddress(address, port), timeout(config.connectTimeout()));
+            socket.setTcpNoDelay(true);
+            SmtpSession session = new SmtpSession(socket, config);
+            SmtpReply greeting = session.read(config.greetingTimeout());
+            if (greeting.code() != 220) {
+                throw new SmtpFailure(greeting, true, null);
+            }
+            greeted = true;
+            SmtpReply ehlo = session.command("EHLO " + config.heloName());
+            if (!ehlo.positive()) {
+                if (ehlo.serviceNotAvailable()) {
+                    throw new SmtpFailure(ehlo, false, null);
+                }
+                SmtpReply helo = session.command("HELO " + config.heloName());
+                if (!helo.positive()) {
+                    throw new SmtpFailure(helo, false, null);
+                }
+            }
+            return session;
+        } catch (IOException e) {
+            closeQuietly(socket);
+            throw new SmtpFailure(SmtpReply.noReply(describe(e) + " (" + address.getHostAddress() + ":" + port + ")"),
+                !greeted, e);
+        } catch (SmtpFailure e) {
+            closeQuietly(socket);
+            throw e;
+        }
+    }
+
+    /**
+     * Sends one mail. Returns per-recipient results; throws when the connection broke or the server
+     * said 421 (every recipient is then still to be tried: nothing was accepted).
+     */
+    public TransactionResult send(String sender, List<MailAddress> recipients, MimeMessage message) throws SmtpFailure {
+        transactions++;
+        try {
+            SmtpReply mail = checked(command("MAIL FROM:<" + sender + ">"));
+            if (!mail.positive()) {
+                reset();
+                return allRecipients(recipients, mail);
+            }
+            List<MailAddress> accepted = new ArrayList<>();
+            List<MailAddress> temporary = new ArrayList<>();
+            List<MailAddress> permanent = new ArrayList<>();
+            SmtpReply decisive = null;
+            for (MailAddress recipient : recipients) {
+                SmtpReply rcpt = checked(command("RCPT TO:<" + recipient.asString() + ">"));
+                if (rcpt.positive()) {
+                    accepted.add(recipient);
+                } else {
+                    (rcpt.permanent() ? permanent : temporary).add(recipient);
+                    decisive = rcpt;
+                }
+            }
+            if (accepted.isEmpty()) {
+                reset();
+                return new TransactionResult(List.of(), temporary, permanent, decisive);
+            }
+            SmtpReply data = checked(command("DATA"));
+            if (data.code() != 354) {
+                reset();
+                return allRecipients(recipients, data);
+            }
+            DotStuffingOutputStream body = new DotStuffingOutputStream(out);
+            message.writeTo(body);
+            body.finish();
+            SmtpReply end = checked(read(config.dataTimeout()));
+            if (!end.positive()) {
+                (end.permanent() ? permanent : temporary).addAll(accepted);
+                return new TransactionResult(List.of(), temporary, permanent, end);
+            }
+            return new TransactionResult(accepted, temporary, permanent, end);
+        } catch (IOException | MessagingException e) {
+            close();
+            throw new SmtpFailure(SmtpReply.noReply(describe(e)), false, e);
+        }
+    }
+
+    /** Transactions run on this connection. */
+    public int transactions() {
+        return transactions;
+    }
+
+    public boolean isOpen() {
+        return !socket.isClosed();
+    }
+
+    private SmtpReply checked(SmtpReply reply) throws SmtpFailure {
+        if (reply.serviceNotAvailable()) {
+            close();
+            throw new SmtpFailure(reply, false, null);
+        }
+        return reply;
+    }
+
+    private void reset() throws IOException, SmtpFailure {
+        SmtpReply rset = checked(command("RSET"));
+        if (!rset.positive()) {
+            close();
+            throw new SmtpFailure(rset, false, null);
+        }
+    }
+
+    private static TransactionResult allRecipients(List<MailAddress> recipients, SmtpReply reply) {
+        return reply.permanent()
+            ? new TransactionResult(List.of(), List.of(), List.copyOf(recipients), reply)
+            : new TransactionResult(List.of(), List.copyOf(recipients), List.of(), reply);
+    }
+
+    private SmtpReply command(String line) throws IOException {
+        out.write((line + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        return read(config.commandTimeout());
+    }
+
+    /** Reads one (possibly multi-line) reply within {@code timeout}. */
+    private SmtpReply read(Duration timeout) throws IOException {
+        socket.setSoTimeout(timeout(timeout));
+        StringBuilder text = new StringBuilder();
+        while (true) {
+            String line = readLine();
+            if (line.length() < 3) {
+                throw new IOException("malformed SMTP reply '" + line + "'");
+            }
+            int code;
+            try {
+                code = Integer.parseInt(line.substring(0, 3));
+            } catch (NumberFormatException e) {
+                throw new IOException("malformed SMTP reply '" + line + "'", e);
+            }
+            if (text.length() > 0) {
+                text.append(' ');
+            }
+            text.append(line.length() > 4 ? line.substring(4) : "");
+            if (line.length() == 3 || line.charAt(3) != '-') {
+                return new SmtpReply(code, text.toString());
+            }
+        }
+    }
+
+    private String readLine() throws IOException {
+        StringBuilder line = new StringBuilder();
+        while (true) {
+            int b = in.read();
+            if (b < 0) {
+                throw new IOException("connection closed by the server");
+            }
+            if (b == '\n') {
+                int end = line.length();
+                if (end > 0 && line.charAt(end - 1) == '\r') {
+                    line.setLength(end - 1);
+                }
+                return line.toString();
+            }
+            if (line.length() > 4096) {
+                throw new IOException("SMTP reply line longer than 4096 bytes");
+            }
+            line.append((char) b);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (socket.isClosed()) {
+            return;
+        }
+        try {
+            // QUIT and its 221 (1 s at most): the server has ended the session before this side opens
+            // another connection to it, so it never sees more connections than the lane's limit.
+            out.write("QUIT\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            read(Duration.ofSeconds(1));
+        } catch (IOException e) {
+            // closing anyway
+        }
+        closeQuietly(socket);
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException e) {
+            // nothing to do
+        }
+    }
+
+    private static int timeout(Duration duration) {
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(1, duration.toMillis()));
+    }
+
+    private static String describe(Exception e) {
+        return (e instanceof SocketTimeoutException ? "timeout: " : "") + e.getClass().getSimpleName() + ": " + e.getMessage();
+    }
+}
