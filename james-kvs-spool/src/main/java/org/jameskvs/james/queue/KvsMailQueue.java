@@ -395,6 +395,19 @@ public class KvsMailQueue implements ManageableMailQueue {
     public void close() {
     }
 
+    /**
+     * The KVS queue of one priority level, created if needed and known to the reader from now on:
+     * where the cluster's adoption moves a lost node's mail ({@code org.jameskvs.james.cluster}).
+     */
+    org.jameskvs.client.KvsQueue levelQueue(int level) {
+        return levels.queue(level);
+    }
+
+    /** Mail was put into {@code level} by something else than {@link #enQueue}: the reader looks again. */
+    void arrived(int level, boolean delayed) {
+        reader.onEnqueued(level, delayed);
+    }
+
     /** James is stopping: the reader stops, waiting enqueues end (see {@link Enqueuer}). */
     void stop() {
         enqueuer.stop();

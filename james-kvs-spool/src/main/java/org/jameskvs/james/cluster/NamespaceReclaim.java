@@ -1,0 +1,75 @@
+package org.jameskvs.james.cluster;
+
+import java.util.List;
+import java.util.Optional;
+
+import org.jameskvs.client.OpenOptions;
+import org.jameskvs.client.OpenResult;
+import org.jameskvs.client.QueueInfo;
+import org.jameskvs.james.Futures;
+import org.jameskvs.james.KvsQueueOpener;
+import org.jameskvs.james.ReplicatedKvsOpener;
+import org.jameskvs.james.config.KvsSpoolConfiguration;
+import org.jameskvs.replication.Lease;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The hand-over when a James node comes back: before it opens anything, it takes back every queue of
+ * its namespace that an adopter holds (owner {@code adopted-by:...}, see {@link NamespaceAdoption}),
+ * with a higher epoch. The adopter's next call on such a queue is refused (STALE_EPOCH) and its
+ * adoption ends; the mail it already moved stays in its own queues and is delivered there, the rest is
+ * this node's again. A queue held by its own owner name is left to the normal open (a reclaim),
+ * guarded by {@code NodeIdentityGuard}.
+ */
+public final class NamespaceReclaim {
+    private static final Logger LOGGER = LoggerFactory.getLogger(NamespaceReclaim.class);
+    private static final int ATTEMPTS = 5;
+
+    private NamespaceReclaim() {
+    }
+
+    /**
+     * @return the queues taken back
+     * @throws IllegalStateException when a queue held by an adopter cannot be taken back
+     */
+    public static List<String> takeBack(KvsQueueOpener opener, KvsSpoolConfiguration configuration) throws InterruptedException {
+        if (!(opener instanceof ReplicatedKvsOpener replicated)) {
+            return List.of(); // one server: no leases, no adoption
+        }
+        String prefix = configuration.mailQueuePrefix();
+        List<String> own = Futures.await(opener.listQueues(), configuration.requestTimeout(), "list queues").orThrow()
+            .stream().map(QueueInfo::name).filter(name -> name.startsWith(prefix)).sorted().toList();
+        List<String> taken = new java.util.ArrayList<>();
+        for (String name : own) {
+            Optional<Lease> lease = Futures.await(replicated.peekLease(name), configuration.requestTimeout(), "lease of " + name);
+            if (lease.isPresent() && NamespaceAdoption.isAdopter(lease.get().owner())) {
+                takeBack(replicated, configuration, name, lease.get().owner());
+                taken.add(name);
+            }
+        }
+        if (!taken.isEmpty()) {
+            LOGGER.warn("kvs-spool cluster: took namespace {} back from its adopter: {} queue(s) {}", configuration.namespace(),
+                taken.size(), taken);
+        }
+        return taken;
+    }
+
+    private static void takeBack(ReplicatedKvsOpener opener, KvsSpoolConfiguration configuration, String name, String holder)
+        throws InterruptedException {
+        String last = "";
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            OpenResult result = Futures.await(opener.takeOver(name, OpenOptions.writer(configuration.ownerName(), configuration.epoch())),
+                configuration.requestTimeout(), "take back " + name);
+            if (result.isOk()) {
+                result.queue().close(); // opened again (same owner: a reclaim) by the queue that uses it
+                return;
+            }
+            last = result.status() + " " + result.reason();
+            Thread.sleep(configuration.requestTimeout().toMillis() / 10);
+        }
+        throw new IllegalStateException("kvs-spool: refusing to start: queue " + name + " of this node's namespace "
+            + configuration.namespace() + " is held by " + holder + " and could not be taken back after " + ATTEMPTS
+            + " attempts (" + last + ")");
+    }
+}
