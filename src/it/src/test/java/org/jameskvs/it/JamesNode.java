@@ -91,6 +91,19 @@ final class JamesNode implements AutoCloseable {
         process.kill9();
     }
 
+    /** Sends a signal to the James process ({@code STOP}, {@code CONT}): pausing it without killing it. */
+    void signal(String signal) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid())).inheritIO().start();
+        if (!kill.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
+        }
+    }
+
+    /** SIGTERM, then SIGKILL after 30 s: James stopped as an operator stops it. */
+    void stop() throws InterruptedException {
+        process.close();
+    }
+
     int smtpPort() {
         return smtpPort;
     }
@@ -122,6 +135,16 @@ final class JamesNode implements AutoCloseable {
         } catch (Exception e) {
             return "(" + path + ": " + e.getMessage() + ")";
         }
+    }
+
+    /** The number of mails in the error repository ({@code var/mail/error}), from webadmin. */
+    int errorRepositorySize() throws Exception {
+        String body = ItHarness.webadminGet(webadminPort, "/mailRepositories/var%2Fmail%2Ferror");
+        java.util.regex.Matcher size = java.util.regex.Pattern.compile("\"size\"\\s*:\\s*(\\d+)").matcher(body);
+        if (!size.find()) {
+            throw new IllegalStateException("no size in " + body);
+        }
+        return Integer.parseInt(size.group(1));
     }
 
     /** Queue sizes and the error repository, for failure messages and the scenario line. */
