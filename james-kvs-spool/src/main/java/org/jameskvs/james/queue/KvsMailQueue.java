@@ -183,7 +183,7 @@ public class KvsMailQueue implements ManageableMailQueue {
 
     private MailQueueItem toItem(int level, StoredMessage message) throws MessagingException {
         Mail mail = MailCodec.decode(message.body(), MessageIds.asString(message.id()));
-        return decoratorFactory.decorate(new KvsMailQueueItem(this, mail, level, message.id()), name);
+        return decoratorFactory.decorate(new WithheldWhenFenced(new KvsMailQueueItem(this, mail, level, message.id()), fencing), name);
     }
 
     void complete(KvsMailQueueItem item, MailQueueItem.CompletionStatus status) throws MailQueueException {

@@ -137,6 +137,23 @@ final class JamesNode implements AutoCloseable {
         }
     }
 
+    /** HTTP status of a webadmin GET (e.g. 503 from {@code /healthcheck} when a component is unhealthy). */
+    int webadminStatus(String path) throws Exception {
+        java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        return client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + webadminPort + path))
+            .timeout(Duration.ofSeconds(30)).GET().build(), java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    /** One mail through SMTP; @return the reply code of its transaction (-1: the connection failed). */
+    int sendOne(String messageId) {
+        try (org.jameskvs.testkit.smtp.SmtpClient client = org.jameskvs.testkit.smtp.SmtpClient.connect("127.0.0.1", smtpPort, 30_000)) {
+            return client.send("sender@it.test", TrackingLoad.RECIPIENT,
+                org.jameskvs.testkit.smtp.SmtpClient.message("sender@it.test", TrackingLoad.RECIPIENT, messageId, "probe"));
+        } catch (java.io.IOException e) {
+            return -1;
+        }
+    }
+
     /** The number of mails in the error repository ({@code var/mail/error}), from webadmin. */
     int errorRepositorySize() throws Exception {
         String body = ItHarness.webadminGet(webadminPort, "/mailRepositories/var%2Fmail%2Ferror");
