@@ -114,6 +114,9 @@ public final class ClusterWatch implements AutoCloseable {
             if (!adoption.ended() && !stopped) {
                 String prefix = adoption.namespace() + LevelQueueName.QUEUES;
                 moved |= adoption.step(names.stream().filter(n -> n.startsWith(prefix)).sorted().toList());
+                if (adoption.ended()) {
+                    peers.remove(adoption.namespace()); // its next holder's lease is watched afresh, a full timeout
+                }
             }
         }
         return moved;

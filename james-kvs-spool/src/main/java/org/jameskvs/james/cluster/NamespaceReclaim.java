@@ -1,6 +1,8 @@
 package org.jameskvs.james.cluster;
 
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.Optional;
 
 import org.jameskvs.client.OpenOptions;
@@ -30,40 +32,41 @@ public final class NamespaceReclaim {
     }
 
     /**
-     * @return the queues taken back
+     * @return the queues taken back, by name, with their open write handles: hand them to
+     *   {@code KvsQueues#useOpened} (closing one and opening it again would leave its lease unrenewed
+     *   while James starts, long enough for the adopter to adopt it again)
      * @throws IllegalStateException when a queue held by an adopter cannot be taken back
      */
-    public static List<String> takeBack(KvsQueueOpener opener, KvsSpoolConfiguration configuration) throws InterruptedException {
+    public static Map<String, OpenResult> takeBack(KvsQueueOpener opener, KvsSpoolConfiguration configuration)
+        throws InterruptedException {
         if (!(opener instanceof ReplicatedKvsOpener replicated)) {
-            return List.of(); // one server: no leases, no adoption
+            return Map.of(); // one server: no leases, no adoption
         }
         String prefix = configuration.mailQueuePrefix();
         List<String> own = Futures.await(opener.listQueues(), configuration.requestTimeout(), "list queues").orThrow()
             .stream().map(QueueInfo::name).filter(name -> name.startsWith(prefix)).sorted().toList();
-        List<String> taken = new java.util.ArrayList<>();
+        Map<String, OpenResult> taken = new TreeMap<>();
         for (String name : own) {
             Optional<Lease> lease = Futures.await(replicated.peekLease(name), configuration.requestTimeout(), "lease of " + name);
             if (lease.isPresent() && NamespaceAdoption.isAdopter(lease.get().owner())) {
-                takeBack(replicated, configuration, name, lease.get().owner());
-                taken.add(name);
+                taken.put(name, takeBack(replicated, configuration, name, lease.get().owner()));
             }
         }
         if (!taken.isEmpty()) {
             LOGGER.warn("kvs-spool cluster: took namespace {} back from its adopter: {} queue(s) {}", configuration.namespace(),
-                taken.size(), taken);
+                taken.size(), taken.keySet());
         }
         return taken;
     }
 
-    private static void takeBack(ReplicatedKvsOpener opener, KvsSpoolConfiguration configuration, String name, String holder)
+    private static OpenResult takeBack(ReplicatedKvsOpener opener, KvsSpoolConfiguration configuration, String name, String holder)
         throws InterruptedException {
         String last = "";
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             OpenResult result = Futures.await(opener.takeOver(name, OpenOptions.writer(configuration.ownerName(), configuration.epoch())),
                 configuration.requestTimeout(), "take back " + name);
             if (result.isOk()) {
-                result.queue().close(); // opened again (same owner: a reclaim) by the queue that uses it
-                return;
+                return result;
             }
             last = result.status() + " " + result.reason();
             Thread.sleep(configuration.requestTimeout().toMillis() / 10);

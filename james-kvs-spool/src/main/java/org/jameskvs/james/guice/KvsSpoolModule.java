@@ -55,13 +55,15 @@ public class KvsSpoolModule extends AbstractModule {
     @Singleton
     KvsQueues queues(KvsQueueOpener opener, KvsSpoolConfiguration configuration) {
         NodeIdentityGuard.check(opener, configuration);
+        KvsQueues queues = new KvsQueues(opener, configuration);
         try {
-            NamespaceReclaim.takeBack(opener, configuration);
+            NamespaceReclaim.takeBack(opener, configuration)
+                .forEach((name, taken) -> queues.useOpened(name, taken.queue(), taken.epoch()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("kvs-spool: interrupted while taking this node's namespace back", e);
         }
-        return new KvsQueues(opener, configuration);
+        return queues;
     }
 
     @Override

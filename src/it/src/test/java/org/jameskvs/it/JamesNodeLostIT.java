@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * through its own mailets once the sink lets go.
  *
  * <p>Asserts: every mail either node answered 250 reaches the sink (lost 0); james-a's mails all
- * after the kill (so james-b delivered them); duplicates at most james-a's delivery threads; both
+ * after the kill (so james-b delivered them); duplicates at most james-a's parallel deliveries; both
  * error repositories empty (james-a's read before the kill, when nothing could have changed it after).
  * Measures (printed and appended to {@code target/it/scenarios.txt}): when the adoption started after
  * the kill, and the drain rate of the adopted backlog against james-b's own. Size:
@@ -67,8 +67,8 @@ class JamesNodeLostIT {
                 ownRate == 0 ? 0 : adoptedRate / ownRate, (System.nanoTime() - releasedAt) / 1_000_000));
 
             assertThat(result.lost()).as(result.line() + "\n" + pair.diagnostics()).isZero();
-            assertThat(result.duplicated()).as("duplicates: at most james-a's mail in flight (its delivery threads)")
-                .isLessThanOrEqualTo(JamesPair.DELIVERY_THREADS);
+            assertThat(result.duplicated()).as("duplicates: at most james-a's mail in flight (its parallel deliveries)")
+                .isLessThanOrEqualTo(JamesPair.IN_FLIGHT_DELIVERIES);
             assertThat(errorsA).as("james-a's error repository at the kill").isZero();
             assertThat(pair.b.errorRepositorySize()).as("james-b's error repository").isZero();
             assertThat(pair.b.logText()).as("james-b not fenced").doesNotContain("KVS spool FENCED");

@@ -19,8 +19,13 @@ import org.jameskvs.testkit.smtp.SmtpSink;
 final class JamesPair implements AutoCloseable {
     static final int LEASE_RENEW_MILLIS = Integer.getInteger("it.leaseRenewMillis", 1_000);
     static final int LEASE_TIMEOUT_MILLIS = Integer.getInteger("it.leaseTimeoutMillis", 5_000);
-    /** RemoteDelivery's deliveryThreads in james-conf: the most mails one node has in flight to the sink. */
-    static final int DELIVERY_THREADS = 10;
+    /**
+     * The most mails one James 3.8.1 node delivers at once, so the most it can have in flight to the sink
+     * when it is lost or paused: its RemoteDelivery runs deliveries on Reactor's bounded elastic pool,
+     * 10 threads per core (the {@code deliveryThreads} setting is not what bounds it in 3.8.1). The child
+     * JVMs run on this machine, so they see the same number of cores.
+     */
+    static final int IN_FLIGHT_DELIVERIES = 10 * Runtime.getRuntime().availableProcessors();
 
     final Path directory;
     final List<KvsNode> nodes;

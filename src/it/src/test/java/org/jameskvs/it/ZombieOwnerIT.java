@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * is frozen with SIGSTOP past its lease, james-b adopts its namespace and moves its mail, then james-a
  * resumes (SIGCONT). james-a must find itself fenced and stop: SMTP 4xx, {@code /healthcheck} 503; its
  * mail is delivered by james-b (lost 0); nothing reaches either error repository; duplicates at most
- * james-a's delivery threads (the sessions it held with the sink when frozen, finished on resume).
+ * james-a's parallel deliveries (the sessions it held with the sink when frozen, finished on resume).
  * Then james-a is restarted: it takes its namespace back (james-b's adoption ends), accepts and
  * delivers mail again, and neither node is fenced.
  */
@@ -47,7 +47,7 @@ class ZombieOwnerIT {
             pair.sink.holdAll(false);
             Scenario.Result result = Scenario.account("zombie-owner", pair.sink, accepted, List.of(), "");
             assertThat(result.lost()).as(result.line() + "\n" + pair.diagnostics()).isZero();
-            assertThat(result.duplicated()).isLessThanOrEqualTo(JamesPair.DELIVERY_THREADS);
+            assertThat(result.duplicated()).isLessThanOrEqualTo(JamesPair.IN_FLIGHT_DELIVERIES);
             assertThat(pair.a.errorRepositorySize()).as("james-a's error repository").isZero();
             assertThat(pair.b.errorRepositorySize()).as("james-b's error repository").isZero();
 
