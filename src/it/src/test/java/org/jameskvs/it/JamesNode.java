@@ -139,9 +139,15 @@ final class JamesNode implements AutoCloseable {
 
     /** HTTP status of a webadmin GET (e.g. 503 from {@code /healthcheck} when a component is unhealthy). */
     int webadminStatus(String path) throws Exception {
+        return webadminCall("GET", path).statusCode();
+    }
+
+    /** A webadmin call without a body (GET, PUT, DELETE): status and body, whatever the status. */
+    java.net.http.HttpResponse<String> webadminCall(String method, String path) throws Exception {
         java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         return client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + webadminPort + path))
-            .timeout(Duration.ofSeconds(30)).GET().build(), java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+            .timeout(Duration.ofSeconds(60)).method(method, java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString());
     }
 
     /** One mail through SMTP; @return the reply code of its transaction (-1: the connection failed). */
