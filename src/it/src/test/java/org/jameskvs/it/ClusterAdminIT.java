@@ -3,9 +3,12 @@ package org.jameskvs.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 
@@ -37,6 +40,8 @@ class ClusterAdminIT {
             HttpResponse<String> adoptions = awaitBody(pair.b, "/kvs/cluster/adoptions", "\"state\":\"DRAINED\"");
             assertThat(adoptions.body()).contains("\"namespace\":\"james-a\"", "james-a/queue/outgoing@p5",
                 "james-a/queue/spool@p5");
+            kvsAdminListsExportsAndImports(pair, accepted);
+
             assertThat(pair.b.webadminCall("DELETE", "/kvs/cluster/adoptions/james-a").statusCode()).isEqualTo(204);
             assertThat(pair.b.webadminCall("GET", "/kvs/cluster/adoptions").body()).contains("\"state\":\"ENDED\"",
                 "released by hand");
@@ -52,6 +57,56 @@ class ClusterAdminIT {
             assertThat(result.lost()).as(result.line()).isZero();
             assertThat(pair.b.errorRepositorySize()).isZero();
         }
+    }
+
+    /**
+     * {@code bin/kvs-admin} (a process, with james-b's conf) while james-a's mail sits in james-b's
+     * outgoing queue, the sink holding: the listing names the adopter as the lease owner of james-a's
+     * queues and shows the 50 mails on two copies; export writes them as .eml files; import into a new
+     * queue stores them all; import into a queue james-b writes is refused.
+     */
+    private static void kvsAdminListsExportsAndImports(JamesPair pair, List<String> accepted) throws Exception {
+        Path conf = pair.directory.resolve("james-b/conf");
+        String listing = kvsAdmin(0, conf.toString(), "list", "james-");
+        assertThat(listing).contains("james-a/queue/spool@p5", "adopted-by:james-b", "james-b/queue/outgoing@p5");
+        // MSGS counts the replication record too (one per copy of a replicated queue): MAILS + 1.
+        assertThat(listing.lines().filter(l -> l.startsWith("james-b/queue/outgoing@p5 ") && l.contains(" " + (MAILS + 1) + " ")))
+            .as(listing).hasSize(2);
+
+        Path exported = pair.directory.resolve("exported");
+        assertThat(kvsAdmin(0, conf.toString(), "export", "james-b/queue/outgoing@p5", exported.toString()))
+            .contains(MAILS + " mail(s) exported");
+        String all;
+        try (Stream<Path> files = Files.list(exported)) {
+            all = files.map(ClusterAdminIT::read).reduce("", String::concat);
+        }
+        assertThat(accepted).allSatisfy(id -> assertThat(all).contains(id));
+
+        assertThat(kvsAdmin(0, conf.toString(), "import", "restored/queue/outgoing@p5", exported.toString()))
+            .contains(MAILS + " mail(s) imported");
+        assertThat(kvsAdmin(0, conf.toString(), "list", "restored/").lines()
+            .filter(l -> l.startsWith("restored/queue/outgoing@p5 ") && l.contains(" " + (MAILS + 1) + " "))).hasSize(2);
+        assertThat(kvsAdmin(1, conf.toString(), "import", "james-b/queue/outgoing@p5", exported.toString()))
+            .contains("QUEUE_LOCKED", "--take-over");
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Runs bin/kvs-admin, bounded; asserts its exit status; returns stdout and stderr. */
+    private static String kvsAdmin(int expectedStatus, String... args) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of(Path.of("../../bin/kvs-admin").toAbsolutePath().normalize().toString()));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes());
+        assertThat(process.waitFor(120, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as("%s\n%s", command, output).isEqualTo(expectedStatus);
+        return output;
     }
 
     /** GETs {@code path} until its body contains {@code text} (bounded: lease timeout + 60 s). */
