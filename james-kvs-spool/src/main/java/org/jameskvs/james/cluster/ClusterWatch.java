@@ -94,6 +94,12 @@ public final class ClusterWatch implements AutoCloseable {
 
     /** One round: @return true if mail moved (go again at once). */
     private boolean lookAndAdopt() throws InterruptedException {
+        if (ownQueues.fencing().isFenced()) {
+            // A fenced node has stopped (another writer holds its own queues): it adopts nothing, and gives
+            // up what it adopted, whose mail it could no longer deliver (its own queues refuse it).
+            adoptions.values().forEach(a -> a.end("this node is fenced"));
+            return false;
+        }
         List<String> names = Futures.await(opener.listQueues(), configuration.requestTimeout(), "list queues").orThrow()
             .stream().map(QueueInfo::name).toList();
         long now = System.nanoTime();
