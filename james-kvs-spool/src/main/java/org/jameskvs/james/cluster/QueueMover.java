@@ -38,6 +38,8 @@ final class QueueMover {
     private long position;
     private int positionSpace = -1;
     private long moved;
+    /** Ids the target stored whose delete from the source has not succeeded yet. */
+    private final List<byte[]> undeleted = new ArrayList<>();
     private String lastProblem = "";
 
     QueueMover(KvsQueue source, AdoptionTarget target, int blockSize, int blockBytes, Duration timeout) {
@@ -50,6 +52,10 @@ final class QueueMover {
 
     /** Moves one block; EMPTY once a read from the start found nothing left. */
     Outcome moveBlock() {
+        Outcome pending = deleteMoved();
+        if (pending != Outcome.MOVED) {
+            return pending;
+        }
         ReadResult read = Futures.await(source.read(position, blockSize, blockBytes, 0), timeout, "read " + source.name());
         if (!read.isOk()) {
             return problem(read.status(), "read " + source.name() + ": " + read.status() + " " + read.reason());
@@ -91,24 +97,44 @@ final class QueueMover {
         if (!stored.isEmpty()) {
             target.arrived().accept(delayed);
         }
-        List<CompletableFuture<Ack>> deletes = new ArrayList<>(stored.size());
-        for (StoredMessage m : stored) {
-            deletes.add(source.delete(m.id()));
-        }
-        for (CompletableFuture<Ack> delete : deletes) {
-            Ack ack = Futures.await(delete, timeout, "delete from " + source.name());
-            if (ack.isOk() || ack.status() == Status.NOT_FOUND) {
-                moved += ack.isOk() ? 1 : 0;
-            } else if (Fencing.showsAnotherWriter(ack.status())) {
-                lastProblem = "delete from " + source.name() + ": " + ack.status() + " " + ack.reason();
-                return Outcome.FENCED;
-            } else if (outcome != Outcome.FENCED) {
-                outcome = problem(ack.status(), "delete from " + source.name() + ": " + ack.status() + " " + ack.reason());
-            }
+        stored.forEach(m -> undeleted.add(m.id()));
+        Outcome deleted = deleteMoved();
+        if (deleted == Outcome.FENCED) {
+            return deleted;
         }
         if (outcome == Outcome.MOVED) {
             position = Math.max(position, read.nextPosition());
         }
+        return outcome == Outcome.MOVED ? deleted : outcome;
+    }
+
+    /**
+     * Deletes from the source what the target already stored. One whose delete failed is retried here,
+     * before anything is read again: read again, it would be put again, and be delivered twice if the
+     * target had delivered it in between.
+     */
+    private Outcome deleteMoved() {
+        if (undeleted.isEmpty()) {
+            return Outcome.MOVED;
+        }
+        List<CompletableFuture<Ack>> deletes = new ArrayList<>(undeleted.size());
+        for (byte[] id : undeleted) {
+            deletes.add(source.delete(id));
+        }
+        List<byte[]> failed = new ArrayList<>();
+        Outcome outcome = Outcome.MOVED;
+        for (int i = 0; i < deletes.size(); i++) {
+            Ack ack = Futures.await(deletes.get(i), timeout, "delete from " + source.name());
+            if (ack.isOk() || ack.status() == Status.NOT_FOUND) {
+                moved += ack.isOk() ? 1 : 0;
+            } else {
+                failed.add(undeleted.get(i));
+                Outcome problem = problem(ack.status(), "delete from " + source.name() + ": " + ack.status() + " " + ack.reason());
+                outcome = outcome == Outcome.FENCED ? outcome : problem;
+            }
+        }
+        undeleted.clear();
+        undeleted.addAll(failed);
         return outcome;
     }
 
