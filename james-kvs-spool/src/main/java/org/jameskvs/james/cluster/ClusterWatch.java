@@ -118,8 +118,10 @@ public final class ClusterWatch implements AutoCloseable {
         boolean moved = false;
         for (NamespaceAdoption adoption : adoptions.values()) {
             if (!adoption.ended() && !stopped) {
-                String prefix = adoption.namespace() + LevelQueueName.QUEUES;
-                moved |= adoption.step(names.stream().filter(n -> n.startsWith(prefix)).sorted().toList());
+                String queues = adoption.namespace() + LevelQueueName.QUEUES;
+                String repositories = adoption.namespace() + NamespaceAdoption.REPOSITORIES;
+                moved |= adoption.step(names.stream().filter(n -> n.startsWith(queues) || n.startsWith(repositories))
+                    .sorted().toList());
                 if (adoption.ended()) {
                     peers.remove(adoption.namespace()); // its next holder's lease is watched afresh, a full timeout
                 }
@@ -140,7 +142,7 @@ public final class ClusterWatch implements AutoCloseable {
 
     private void adopt(String namespace, String why) throws InterruptedException {
         LOGGER.warn("kvs-spool cluster: adopting namespace {}: {}", namespace, why);
-        NamespaceAdoption adoption = new NamespaceAdoption(namespace, opener, configuration, factory);
+        NamespaceAdoption adoption = new NamespaceAdoption(namespace, opener, ownQueues, factory);
         adoptions.put(namespace, adoption);
         if (!adoption.claim()) {
             peers.remove(namespace); // watch its new holder's lease afresh

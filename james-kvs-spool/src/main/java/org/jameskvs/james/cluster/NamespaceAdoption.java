@@ -9,6 +9,7 @@ import java.util.Optional;
 import org.jameskvs.client.OpenOptions;
 import org.jameskvs.client.OpenResult;
 import org.jameskvs.james.Futures;
+import org.jameskvs.james.KvsQueues;
 import org.jameskvs.james.ReplicatedKvsOpener;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
 import org.jameskvs.james.queue.KvsMailQueueFactory;
@@ -19,8 +20,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * This node's adoption of another James node's namespace: it holds the lost node's mail queues (every
- * level of every James queue) as their writer, and moves their mail into its own queues, where its
- * own mailet pipeline delivers it ({@link QueueMover}). The queues stay held (their leases renewed)
+ * level of every James queue) and one-writer repositories (e.g. its error repository; not the OR-set
+ * logs) as their writer, and moves their mail into its own queues, where its own mailet pipeline
+ * delivers it, and into its own repositories of the same URL ({@link QueueMover}). The queues stay held (their leases renewed)
  * after they are drained, so no other node adopts them again, until {@link #release()} or until the
  * owner comes back and takes them over ({@link NamespaceReclaim}): this node's next call on them is
  * then refused (STALE_EPOCH) and the adoption ends, the hand-over.
@@ -36,6 +38,8 @@ import org.slf4j.LoggerFactory;
 final class NamespaceAdoption {
     /** Prefix of the owner name an adopter writes a lost node's queues under. */
     static final String ADOPTER_MARK = "adopted-by:";
+    /** Between a namespace and a repository's URL path in a KVS queue name. */
+    static final String REPOSITORIES = "/repo/";
     private static final Logger LOGGER = LoggerFactory.getLogger(NamespaceAdoption.class);
 
     enum State { CLAIMING, MOVING, DRAINED, ENDED }
@@ -44,17 +48,18 @@ final class NamespaceAdoption {
     private final ReplicatedKvsOpener opener;
     private final KvsSpoolConfiguration configuration;
     private final KvsMailQueueFactory factory;
+    private final KvsQueues ownQueues;
     private final Map<String, QueueMover> movers = new LinkedHashMap<>();
     private final Instant startedAt = Instant.now();
     private volatile State state = State.CLAIMING;
     private volatile String endReason = "";
     private volatile Instant drainedAt;
 
-    NamespaceAdoption(String namespace, ReplicatedKvsOpener opener, KvsSpoolConfiguration configuration,
-                      KvsMailQueueFactory factory) {
+    NamespaceAdoption(String namespace, ReplicatedKvsOpener opener, KvsQueues ownQueues, KvsMailQueueFactory factory) {
         this.namespace = namespace;
         this.opener = opener;
-        this.configuration = configuration;
+        this.configuration = ownQueues.configuration();
+        this.ownQueues = ownQueues;
         this.factory = factory;
     }
 
@@ -134,8 +139,9 @@ final class NamespaceAdoption {
 
     private boolean takeOver(String name) {
         Optional<LevelQueueName> level = LevelQueueName.parse(name);
-        if (level.isEmpty()) {
-            return true; // not a mail queue level: nothing to move
+        Optional<String> repository = repositoryPath(name);
+        if (level.isEmpty() && repository.isEmpty()) {
+            return true; // neither a mail queue level nor a one-writer repository: nothing to move
         }
         OpenResult result = Futures.await(opener.takeOver(name, OpenOptions.writer(ownerFor(configuration), configuration.epoch())),
             configuration.requestTimeout(), "take over " + name);
@@ -147,10 +153,25 @@ final class NamespaceAdoption {
             }
             return false;
         }
-        KvsMailQueueFactory.AdoptionTarget target = factory.adoptionTarget(level.get().jamesQueue(), level.get().level());
+        KvsMailQueueFactory.AdoptionTarget target = level.isPresent()
+            ? factory.adoptionTarget(level.get().jamesQueue(), level.get().level())
+            // The same repository of this node: it lists its queue on every call, so moved mail shows at once.
+            : new KvsMailQueueFactory.AdoptionTarget(ownQueues.get(configuration.mailRepositoryPrefix() + repository.get()),
+                delayed -> { });
         movers.put(name, new QueueMover(result.queue(), target, configuration.adoptionMoveBlock(),
             configuration.readBlockBytes(), configuration.requestTimeout()));
         return true;
+    }
+
+    /**
+     * The URL path of a one-writer repository of this namespace ({@code <namespace>/repo/<path>}); empty
+     * for anything else, OR-set logs included ({@code ...#<node>}: every node writes its own, and reads
+     * the others', lost or not).
+     */
+    private Optional<String> repositoryPath(String name) {
+        String prefix = namespace + REPOSITORIES;
+        return name.startsWith(prefix) && !name.contains("#") && name.length() > prefix.length()
+            ? Optional.of(name.substring(prefix.length())) : Optional.empty();
     }
 
     /** Gives the queues up (their leases then expire; the owner, or a peer, takes them). */

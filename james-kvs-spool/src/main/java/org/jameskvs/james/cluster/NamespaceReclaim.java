@@ -17,8 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The hand-over when a James node comes back: before it opens anything, it takes back every queue of
- * its namespace that an adopter holds (owner {@code adopted-by:...}, see {@link NamespaceAdoption}),
+ * The hand-over when a James node comes back: before it opens anything, it takes back every queue and
+ * repository of its namespace that an adopter holds (owner {@code adopted-by:...}, see {@link NamespaceAdoption}),
  * with a higher epoch. The adopter's next call on such a queue is refused (STALE_EPOCH) and its
  * adoption ends; the mail it already moved stays in its own queues and is delivered there, the rest is
  * this node's again. A queue held by its own owner name is left to the normal open (a reclaim),
@@ -42,9 +42,10 @@ public final class NamespaceReclaim {
         if (!(opener instanceof ReplicatedKvsOpener replicated)) {
             return Map.of(); // one server: no leases, no adoption
         }
-        String prefix = configuration.mailQueuePrefix();
+        String queues = configuration.mailQueuePrefix();
+        String repositories = configuration.mailRepositoryPrefix();
         List<String> own = Futures.await(opener.listQueues(), configuration.requestTimeout(), "list queues").orThrow()
-            .stream().map(QueueInfo::name).filter(name -> name.startsWith(prefix)).sorted().toList();
+            .stream().map(QueueInfo::name).filter(name -> name.startsWith(queues) || name.startsWith(repositories)).sorted().toList();
         Map<String, OpenResult> taken = new TreeMap<>();
         for (String name : own) {
             Optional<Lease> lease = Futures.await(replicated.peekLease(name), configuration.requestTimeout(), "lease of " + name);

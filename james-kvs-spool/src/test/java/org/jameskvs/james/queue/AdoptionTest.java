@@ -18,7 +18,10 @@ import org.apache.james.queue.api.MailQueueName;
 import org.apache.james.queue.api.Mails;
 import org.apache.james.queue.api.ManageableMailQueue;
 import org.apache.james.queue.api.RawMailQueueItemDecoratorFactory;
+import org.apache.james.mailrepository.api.MailKey;
+import org.apache.james.mailrepository.api.MailRepositoryUrl;
 import org.jameskvs.james.KvsQueueOpener;
+import org.jameskvs.james.repository.KvsMailRepository;
 import org.jameskvs.james.KvsQueues;
 import org.jameskvs.james.ReplicatedKvsOpener;
 import org.jameskvs.james.cluster.AdoptionView;
@@ -32,7 +35,8 @@ import org.junit.jupiter.api.Test;
  * Adoption of a lost James node's namespace on two real in-process KVS servers (replication on,
  * short leases): node A queues mail (ready and delayed, two queues, two priority levels) and stops
  * renewing its leases (its connections closed, as a kill does); node B's {@link ClusterWatch} sees the
- * lease expire, takes A's queues over and moves every mail into its own queues, delays kept. Two
+ * lease expire, takes A's queues over and moves every mail into its own queues, delays kept, and its
+ * error repository's mail into its own. Two
  * adopters racing for the same namespace: one holds it, the other stops, no mail lost. A returning:
  * takes its namespace back and the adopter's adoption ends, A not fenced.
  */
@@ -59,6 +63,8 @@ class AdoptionTest {
         nodes = new TwoKvsNodes();
         Node a = node("a");
         Set<String> queued = queueMail(a, 40);
+        MailRepositoryUrl errors = MailRepositoryUrl.from("kvs://var/mail/error/");
+        new KvsMailRepository(a.queues, errors).store(Mails.defaultMail().name("failed-on-a").build());
         a.die();
 
         Node b = node("b");
@@ -69,7 +75,10 @@ class AdoptionTest {
         }
         assertThat(watch.adoptions()).as("adoptions").singleElement()
             .satisfies(view -> assertThat(view.state()).isEqualTo("DRAINED"))
-            .satisfies(view -> assertThat(view.moved()).isEqualTo(queued.size()));
+            .satisfies(view -> assertThat(view.moved()).isEqualTo(queued.size() + 1));
+        KvsMailRepository bErrors = new KvsMailRepository(b.queues, errors);
+        assertThat(bErrors.size()).as("A's error repository entry, now in B's").isEqualTo(1);
+        assertThat(bErrors.retrieve(new MailKey("failed-on-a")).getName()).isEqualTo("failed-on-a");
         ManageableMailQueue spool = b.factory.getQueue(MailQueueFactory.SPOOL).orElseThrow();
         ManageableMailQueue outgoing = b.factory.getQueue(MailQueueName.of("outgoing")).orElseThrow();
         Set<String> found = new HashSet<>();
