@@ -77,8 +77,9 @@ import org.jameskvs.client.ClientTls;
  * <dt>{@code adoption.enabled} [true]</dt><dd>with {@code replication.nodes} set: this node watches
  *   the other James nodes' leases (the lease of each namespace's spool queue) and, when one expires,
  *   adopts that namespace's mail queues (moves their mail into its own queues, delays and retry state
- *   kept) so its own mailet pipeline delivers it ({@code org.jameskvs.james.cluster}). Without
- *   replication there are no leases, and no adoption.</dd>
+ *   kept) so its own mailet pipeline delivers it, and its one-writer repositories (into its own
+ *   repositories of the same URL) ({@code org.jameskvs.james.cluster}). The lost node, restarted,
+ *   takes its namespace back. Without replication there are no leases, and no adoption.</dd>
  * <dt>{@code adoption.checkIntervalMillis} [replication.leaseRenewMillis]</dt><dd>how often the peers'
  *   leases are looked at, and an adopted namespace is polled for mail once drained.</dd>
  * <dt>{@code adoption.moveBlock} [64]</dt><dd>mails moved per round trip from an adopted queue (also
