@@ -109,9 +109,11 @@ public final class NodeIdentityGuard {
 
     private static IllegalStateException refusal(KvsSpoolConfiguration configuration, String spool, String evidence) {
         return new IllegalStateException("kvs-spool: refusing to start: another live process writes the KVS queues of"
-            + " this James node (ownerName=" + configuration.ownerName() + ", namespace=" + configuration.namespace()
+            + " this James node (nodeId=" + configuration.nodeId() + ", ownerName=" + configuration.ownerName()
+            + ", namespace=" + configuration.namespace()
             + ", epoch=" + configuration.epoch() + "): " + spool + " is held by another writer, " + evidence
-            + ". Starting would fence that writer. Give each James node on one KVS cluster its own ownerName and"
-            + " namespace in kvs-spool.properties, or stop the other process first.");
+            + ". Starting would fence that writer. Give each James node on one KVS cluster its own nodeId (by default"
+            + " the host name: two James on one host need one each) or ownerName and namespace in kvs-spool.properties,"
+            + " or stop the other process first.");
     }
 }
