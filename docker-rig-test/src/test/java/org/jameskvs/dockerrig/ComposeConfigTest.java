@@ -54,7 +54,8 @@ class ComposeConfigTest {
         RigFiles.Run run = dockerCompose("config");
         assertThat(run.exitCode()).as("docker-compose config:\n%s", run.output()).isZero();
         Map<String, Object> services = (Map<String, Object>) RigFiles.yaml(run.output()).get("services");
-        assertThat(services).containsKeys("kvs1", "kvs2", "kvs3", "james", "sink", "loadgen", "prometheus", "grafana");
+        assertThat(services).containsKeys("kvs1", "kvs2", "kvs3", "james", "james2", "smtp-lb", "sink", "loadgen", "prometheus",
+            "grafana");
 
         List<String> problems = new ArrayList<>();
         Set<Path> dockerfiles = new HashSet<>();
@@ -164,7 +165,34 @@ class ComposeConfigTest {
         String metricsPort = kvsServerProperties().getProperty("metrics.port");
         String webadminPort = properties(root.resolve("james-conf/webadmin.properties")).getProperty("port");
         assertThat(targets).containsExactlyInAnyOrder(
-            "kvs1:" + metricsPort, "kvs2:" + metricsPort, "kvs3:" + metricsPort, "james:" + webadminPort);
+            "kvs1:" + metricsPort, "kvs2:" + metricsPort, "kvs3:" + metricsPort, "james:" + webadminPort,
+            "james2:" + webadminPort);
+    }
+
+    /**
+     * SMTP is spread over the two James nodes as the paper's L4 switch does: the load generator sends to
+     * smtp-lb, whose HAProxy backend sends each connection to james and james2 in turn; the two nodes are
+     * the same image with different host names (hence node ids and namespaces).
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void smtpIsSpreadRoundRobinOverTwoJamesNodes() throws Exception {
+        RigFiles.Run run = dockerCompose("config");
+        assertThat(run.exitCode()).as("docker-compose config:\n%s", run.output()).isZero();
+        Map<String, Object> services = (Map<String, Object>) RigFiles.yaml(run.output()).get("services");
+        Map<String, Object> james = (Map<String, Object>) services.get("james");
+        Map<String, Object> james2 = (Map<String, Object>) services.get("james2");
+        assertThat(james2.get("image")).isEqualTo(james.get("image"));
+        assertThat(james2.get("environment")).isEqualTo(james.get("environment"));
+        assertThat(List.of(james.get("hostname"), james2.get("hostname"))).containsExactly("james", "james2");
+        assertThat(String.valueOf(((Map<String, Object>) services.get("loadgen")).get("command"))).contains("smtp-lb:2525");
+
+        String haproxy = Files.readString(docker.resolve("smtp-lb/haproxy.cfg"));
+        assertThat(haproxy).containsPattern("(?m)^\\s*mode tcp\\s*$").containsPattern("(?m)^\\s*balance roundrobin\\s*$")
+            .containsPattern("(?m)^\\s*bind 0\\.0\\.0\\.0:2525\\s*$")
+            .containsPattern("(?m)^\\s*server james\\s+james:2525\\s+check")
+            .containsPattern("(?m)^\\s*server james2\\s+james2:2525\\s+check");
+        assertThat(String.valueOf(((Map<String, Object>) services.get("smtp-lb")).get("volumes"))).contains("haproxy.cfg");
     }
 
     /** The ports the Dockerfiles, compose file and prometheus.yml use are those of the process rig's files. */

@@ -3,6 +3,7 @@ package org.jameskvs.app;
 import java.util.List;
 import java.util.Locale;
 
+import org.jameskvs.app.cluster.KvsClusterRoutesModule;
 import org.jameskvs.james.guice.KvsMailQueueModule;
 
 import com.google.inject.Module;
@@ -21,7 +22,7 @@ public enum QueueChoice {
     KVS("kvs") {
         @Override
         List<Module> overrides() {
-            return List.of(new KvsMailQueueModule());
+            return List.of(new KvsMailQueueModule(), new KvsClusterRoutesModule());
         }
     },
     /** James's stock in-memory queue (what the memory app ships with): nothing is overridden. */

@@ -97,6 +97,15 @@ public class KvsQueues implements AutoCloseable {
         });
     }
 
+    /**
+     * Uses a write handle opened elsewhere for {@code name} from now on (the queues a returning node
+     * takes back from its adopter, {@code org.jameskvs.james.cluster.NamespaceReclaim}), as if
+     * {@link #open} had opened it at {@code epoch}.
+     */
+    public void useOpened(String name, KvsQueue queue, long epoch) {
+        open.put(name, CompletableFuture.completedFuture(new FenceDetectingQueue(queue, epoch, fencing)));
+    }
+
     /** The handle if this node already opened the queue; no server round trip. */
     public KvsQueue getIfOpen(String name) {
         CompletableFuture<KvsQueue> handle = open.get(name);

@@ -22,10 +22,12 @@ public final class ReplicatedKvsOpener implements KvsQueueOpener, AutoCloseable 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ReplicatedKvsOpener.class);
     private final ReplicatedQueueOpener opener;
     private final Duration leaseRenew;
+    private final Duration leaseTimeout;
 
-    private ReplicatedKvsOpener(ReplicatedQueueOpener opener, Duration leaseRenew) {
+    private ReplicatedKvsOpener(ReplicatedQueueOpener opener, Duration leaseRenew, Duration leaseTimeout) {
         this.opener = opener;
         this.leaseRenew = leaseRenew;
+        this.leaseTimeout = leaseTimeout;
     }
 
     /**
@@ -45,7 +47,7 @@ public final class ReplicatedKvsOpener implements KvsQueueOpener, AutoCloseable 
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        return new ReplicatedKvsOpener(opener, config.leaseRenew());
+        return new ReplicatedKvsOpener(opener, config.leaseRenew(), config.leaseTimeout());
     }
 
     @Override
@@ -66,6 +68,11 @@ public final class ReplicatedKvsOpener implements KvsQueueOpener, AutoCloseable 
     /** How often a live writer renews its lease ({@code replication.leaseRenewMillis}). */
     public Duration leaseRenew() {
         return leaseRenew;
+    }
+
+    /** How long a lease may go unrenewed before a peer may take its queues ({@code replication.leaseTimeoutMillis}). */
+    public Duration leaseTimeout() {
+        return leaseTimeout;
     }
 
     /**

@@ -37,7 +37,8 @@ final class JamesConf {
                 }
             }
         }
-        return new JamesConf(conf);
+        // The tests' James is node "james" (its KVS queues james/queue/...), not the host name.
+        return new JamesConf(conf).replace("kvs-spool.properties", "\n#nodeId=james-1\n", "\nnodeId=james\n");
     }
 
     JamesConf smtpPort(int port) {

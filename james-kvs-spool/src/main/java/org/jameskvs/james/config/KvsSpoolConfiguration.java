@@ -53,13 +53,18 @@ import org.jameskvs.client.ClientTls;
  *   is always returned).</dd>
  * <dt>{@code idlePollInterval} [1000]</dt><dd>ms between reads of an idle queue's tail; mail enqueued
  *   through this James wakes the readers at once, this only bounds the latency of anything else.</dd>
- * <dt>{@code ownerName} [james]</dt><dd>owner recorded on the KVS queues this node writes. Each James
+ * <dt>{@code nodeId} [the host name]</dt><dd>this James node's id in the cluster: the default of
+ *   {@code ownerName} and {@code namespace}. The host name is read from {@code HOSTNAME}, then
+ *   {@code /proc/sys/kernel/hostname}, {@code /etc/hostname} (no DNS lookup), every character outside
+ *   {@code [A-Za-z0-9._-]} replaced by {@code -}; {@code james} if none is found. Two James processes
+ *   on one host need distinct ids (the second one started under a live id refuses to start).</dd>
+ * <dt>{@code ownerName} [nodeId]</dt><dd>owner recorded on the KVS queues this node writes. Each James
  *   node on one KVS cluster needs its own {@code ownerName}/{@code namespace}: a node started while
  *   another live process writes under the same ones refuses to start, and a node that finds another
  *   writer holding its queues stops (fenced).</dd>
  * <dt>{@code epoch} [1]</dt><dd>writer epoch: a node started with a higher epoch takes the queues
  *   over and fences the older writer.</dd>
- * <dt>{@code namespace} [james]</dt><dd>prefix of every KVS queue name, so several James
+ * <dt>{@code namespace} [nodeId]</dt><dd>prefix of every KVS queue name, so several James
  *   installations can share servers: {@code <namespace>/queue/<name>@p<priority>} and
  *   {@code <namespace>/repo/<repository url>}.</dd>
  * <dt>{@code repository.orset} [none]</dt><dd>mail repository URLs (comma separated prefixes, e.g.
@@ -69,6 +74,16 @@ import org.jameskvs.client.ClientTls;
  *   every other {@code kvs://} URL is a plain {@code KvsMailRepository} (one writer). Applies when
  *   {@code mailrepositorystore.xml} registers {@code org.jameskvs.james.repository.SelectingKvsMailRepository}
  *   for the {@code kvs} protocol.</dd>
+ * <dt>{@code adoption.enabled} [true]</dt><dd>with {@code replication.nodes} set: this node watches
+ *   the other James nodes' leases (the lease of each namespace's spool queue) and, when one expires,
+ *   adopts that namespace's mail queues (moves their mail into its own queues, delays and retry state
+ *   kept) so its own mailet pipeline delivers it, and its one-writer repositories (into its own
+ *   repositories of the same URL) ({@code org.jameskvs.james.cluster}). The lost node, restarted,
+ *   takes its namespace back. Without replication there are no leases, and no adoption.</dd>
+ * <dt>{@code adoption.checkIntervalMillis} [replication.leaseRenewMillis]</dt><dd>how often the peers'
+ *   leases are looked at, and an adopted namespace is polled for mail once drained.</dd>
+ * <dt>{@code adoption.moveBlock} [64]</dt><dd>mails moved per round trip from an adopted queue (also
+ *   the most that can be delivered twice when a hand-over or a racing adopter fences the move).</dd>
  * <dt>{@code replication.*} [none]</dt><dd>when {@code replication.nodes} is set, every queue and
  *   repository is kept on two of those KVS nodes (and {@code servers} is not used): see
  *   {@code org.jameskvs.replication.ReplicationConfig} for the keys (node addresses with active and
@@ -103,8 +118,12 @@ public final class KvsSpoolConfiguration {
     private final int readBlockSize;
     private final int readBlockBytes;
     private final Duration idlePollInterval;
+    private final String nodeId;
     private final String ownerName;
     private final long epoch;
+    private final boolean adoptionEnabled;
+    private final Duration adoptionCheckInterval;
+    private final int adoptionMoveBlock;
     private final String namespace;
     private final List<String> orSetRepositories;
     private final Properties properties;
@@ -131,9 +150,14 @@ public final class KvsSpoolConfiguration {
         this.readBlockSize = positiveInt(p, "readBlockSize", 32);
         this.readBlockBytes = positiveInt(p, "readBlockBytes", 8 * 1024 * 1024);
         this.idlePollInterval = Duration.ofMillis(positiveInt(p, "idlePollInterval", 1000));
-        this.ownerName = p.getProperty("ownerName", "james");
+        this.nodeId = p.getProperty("nodeId", HostName.asNodeId()).trim();
+        this.ownerName = p.getProperty("ownerName", nodeId);
         this.epoch = Long.parseLong(p.getProperty("epoch", "1").trim());
-        this.namespace = p.getProperty("namespace", "james");
+        this.namespace = p.getProperty("namespace", nodeId);
+        this.adoptionEnabled = Boolean.parseBoolean(p.getProperty("adoption.enabled", "true").trim());
+        this.adoptionCheckInterval = Duration.ofMillis(positiveInt(p, "adoption.checkIntervalMillis",
+            positiveInt(p, "replication.leaseRenewMillis", 2000)));
+        this.adoptionMoveBlock = positiveInt(p, "adoption.moveBlock", 64);
         this.orSetRepositories = Arrays.stream(p.getProperty("repository.orset", "").split(","))
             .map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableList());
         if (servers.isEmpty()) {
@@ -142,6 +166,9 @@ public final class KvsSpoolConfiguration {
         if (frameMaxBytes < 2 * (PROTOCOL_RESERVE_BYTES + ENVELOPE_RESERVE_BYTES)) {
             throw new IllegalArgumentException("kvs-spool: 'frameMaxBytes' must be at least "
                 + 2 * (PROTOCOL_RESERVE_BYTES + ENVELOPE_RESERVE_BYTES) + ", was " + frameMaxBytes);
+        }
+        if (nodeId.isEmpty() || nodeId.contains("/")) {
+            throw new IllegalArgumentException("kvs-spool: 'nodeId' must be non-empty without '/'");
         }
         if (namespace.isEmpty() || namespace.contains("/")) {
             throw new IllegalArgumentException("kvs-spool: 'namespace' must be non-empty without '/'");
@@ -212,7 +239,17 @@ public final class KvsSpoolConfiguration {
 
     public Duration idlePollInterval() { return idlePollInterval; }
 
+    /** This James node's id in the cluster ({@code nodeId}, by default the host name). */
+    public String nodeId() { return nodeId; }
+
     public String ownerName() { return ownerName; }
+
+    /** True when this node adopts the namespaces of James nodes whose lease expired. */
+    public boolean adoptionEnabled() { return adoptionEnabled && replicated(); }
+
+    public Duration adoptionCheckInterval() { return adoptionCheckInterval; }
+
+    public int adoptionMoveBlock() { return adoptionMoveBlock; }
 
     public long epoch() { return epoch; }
 

@@ -6,6 +6,10 @@ import org.apache.james.core.healthcheck.HealthCheck;
 import org.apache.james.queue.api.MailQueue;
 import org.apache.james.queue.api.MailQueueFactory;
 import org.apache.james.queue.api.ManageableMailQueue;
+import org.jameskvs.james.KvsQueueOpener;
+import org.jameskvs.james.KvsQueues;
+import org.jameskvs.james.ReplicatedKvsOpener;
+import org.jameskvs.james.cluster.ClusterWatch;
 import org.jameskvs.james.health.KvsSpoolHealthCheck;
 import org.jameskvs.james.queue.KvsMailQueueFactory;
 
@@ -28,6 +32,26 @@ public class KvsMailQueueModule extends AbstractModule {
         install(new KvsSpoolModule());
         bind(KvsMailQueueFactory.class).in(Scopes.SINGLETON);
         Multibinder.newSetBinder(binder(), HealthCheck.class).addBinding().to(KvsSpoolHealthCheck.class);
+        bind(ClusterWatch.class).toProvider(ClusterWatchProvider.class).asEagerSingleton();
+    }
+
+    /** This node's lease watch and adoptions, started with the injector (see {@link ClusterWatch}). */
+    static final class ClusterWatchProvider implements com.google.inject.Provider<ClusterWatch> {
+        private final KvsQueueOpener opener;
+        private final KvsQueues queues;
+        private final KvsMailQueueFactory factory;
+
+        @com.google.inject.Inject
+        ClusterWatchProvider(KvsQueueOpener opener, KvsQueues queues, KvsMailQueueFactory factory) {
+            this.opener = opener;
+            this.queues = queues;
+            this.factory = factory;
+        }
+
+        @Override
+        public ClusterWatch get() {
+            return new ClusterWatch(opener instanceof ReplicatedKvsOpener replicated ? replicated : null, queues, factory).start();
+        }
     }
 
     @Provides

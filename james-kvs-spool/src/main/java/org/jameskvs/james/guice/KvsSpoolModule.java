@@ -10,6 +10,7 @@ import org.jameskvs.james.KvsClientOpener;
 import org.jameskvs.james.KvsQueueOpener;
 import org.jameskvs.james.ReplicatedKvsOpener;
 import org.jameskvs.james.KvsQueues;
+import org.jameskvs.james.cluster.NamespaceReclaim;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
 import org.jameskvs.james.queue.NodeIdentityGuard;
 
@@ -54,7 +55,15 @@ public class KvsSpoolModule extends AbstractModule {
     @Singleton
     KvsQueues queues(KvsQueueOpener opener, KvsSpoolConfiguration configuration) {
         NodeIdentityGuard.check(opener, configuration);
-        return new KvsQueues(opener, configuration);
+        KvsQueues queues = new KvsQueues(opener, configuration);
+        try {
+            NamespaceReclaim.takeBack(opener, configuration)
+                .forEach((name, taken) -> queues.useOpened(name, taken.queue(), taken.epoch()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("kvs-spool: interrupted while taking this node's namespace back", e);
+        }
+        return queues;
     }
 
     @Override

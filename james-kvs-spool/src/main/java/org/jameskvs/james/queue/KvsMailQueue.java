@@ -183,7 +183,7 @@ public class KvsMailQueue implements ManageableMailQueue {
 
     private MailQueueItem toItem(int level, StoredMessage message) throws MessagingException {
         Mail mail = MailCodec.decode(message.body(), MessageIds.asString(message.id()));
-        return decoratorFactory.decorate(new KvsMailQueueItem(this, mail, level, message.id()), name);
+        return decoratorFactory.decorate(new WithheldWhenFenced(new KvsMailQueueItem(this, mail, level, message.id()), fencing), name);
     }
 
     void complete(KvsMailQueueItem item, MailQueueItem.CompletionStatus status) throws MailQueueException {
@@ -393,6 +393,19 @@ public class KvsMailQueue implements ManageableMailQueue {
      */
     @Override
     public void close() {
+    }
+
+    /**
+     * The KVS queue of one priority level, created if needed and known to the reader from now on:
+     * where the cluster's adoption moves a lost node's mail ({@code org.jameskvs.james.cluster}).
+     */
+    org.jameskvs.client.KvsQueue levelQueue(int level) {
+        return levels.queue(level);
+    }
+
+    /** Mail was put into {@code level} by something else than {@link #enQueue}: the reader looks again. */
+    void arrived(int level, boolean delayed) {
+        reader.onEnqueued(level, delayed);
     }
 
     /** James is stopping: the reader stops, waiting enqueues end (see {@link Enqueuer}). */

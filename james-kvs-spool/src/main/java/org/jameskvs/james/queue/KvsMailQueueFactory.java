@@ -81,6 +81,20 @@ public class KvsMailQueueFactory implements MailQueueFactory<KvsMailQueue> {
         return names;
     }
 
+    /**
+     * Where mail adopted from a lost node's {@code jamesQueue} at {@code level} goes: the same level of
+     * this node's queue of that name (created if needed), so this node's mailet pipeline delivers it.
+     */
+    public AdoptionTarget adoptionTarget(String jamesQueue, int level) {
+        KvsMailQueue queue = createQueue(MailQueueName.of(jamesQueue));
+        org.jameskvs.client.KvsQueue kvsQueue = queue.levelQueue(level);
+        return new AdoptionTarget(kvsQueue, delayed -> queue.arrived(level, delayed));
+    }
+
+    /** A level queue of this node and how to tell its reader that mail was put there. */
+    public record AdoptionTarget(org.jameskvs.client.KvsQueue queue, java.util.function.Consumer<Boolean> arrived) {
+    }
+
     /** Accepted mail waiting for the store past {@code acceptedMailRetryTimeout}, over every queue. */
     public OverdueEnqueues overdueEnqueues() {
         return overdueEnqueues;

@@ -31,6 +31,8 @@ import org.slf4j.LoggerFactory;
  *   another connection holds it at the same epoch, STALE_EPOCH that a newer epoch took it over:
  *   refused. (A node started with a higher epoch is the documented takeover and passes.)</li>
  * </ul>
+ * A lease renewed by an adopter (owner {@code adopted-by:...}: another node delivering this node's
+ * mail while it was away) is no refusal: the node takes its queues back at start (the hand-over).
  * Minimal on purpose: two nodes started at the same moment may both pass (neither shows a lease
  * yet); they then fence each other, which the fenced one reports and stops on. A check that cannot
  * reach the servers passes too: it cannot tell.
@@ -41,10 +43,17 @@ public final class NodeIdentityGuard {
     private NodeIdentityGuard() {
     }
 
+    /**
+     * The KVS queue whose lease stands for a James node's: its spool at the normal priority, which
+     * every node opens at start and keeps open (its writer's lease renewed) while it runs.
+     */
+    public static String leaseQueueOf(String namespace) {
+        return namespace + "/queue/" + MailQueueFactory.SPOOL.asString() + PriorityLevels.LEVEL_SEPARATOR + MailPriority.NORMAL;
+    }
+
     /** @throws IllegalStateException naming ownerName and namespace when another live process writes them */
     public static void check(KvsQueueOpener opener, KvsSpoolConfiguration configuration) {
-        String spool = configuration.mailQueuePrefix() + MailQueueFactory.SPOOL.asString()
-            + PriorityLevels.LEVEL_SEPARATOR + MailPriority.NORMAL;
+        String spool = leaseQueueOf(configuration.namespace());
         if (opener instanceof ReplicatedKvsOpener replicated) {
             checkLease(replicated, spool, configuration);
         } else {
@@ -67,10 +76,20 @@ public final class NodeIdentityGuard {
             throw new IllegalStateException("kvs-spool: interrupted while checking the lease of " + spool, e);
         }
         Optional<Lease> second = Futures.await(opener.peekLease(spool), configuration.requestTimeout(), "lease of " + spool);
+        if (second.isPresent() && second.get().renewedSince(first.get()) && isAdopter(second.get().owner())) {
+            LOGGER.warn("kvs-spool: {} is held by {}, a node that adopted this node's namespace: taking it back", spool,
+                second.get().owner());
+            return; // the hand-over: org.jameskvs.james.cluster.NamespaceReclaim
+        }
         if (second.isPresent() && second.get().renewedSince(first.get())) {
             throw refusal(configuration, spool, "its lease, held by owner '" + second.get().owner()
                 + "', was renewed within " + watch.toMillis() + " ms");
         }
+    }
+
+    /** Owner names adopters write a lost node's queues under (org.jameskvs.james.cluster.NamespaceAdoption). */
+    private static boolean isAdopter(String owner) {
+        return owner.startsWith("adopted-by:");
     }
 
     private static void checkWriteHandle(KvsQueueOpener opener, String spool, KvsSpoolConfiguration configuration) {
@@ -90,9 +109,11 @@ public final class NodeIdentityGuard {
 
     private static IllegalStateException refusal(KvsSpoolConfiguration configuration, String spool, String evidence) {
         return new IllegalStateException("kvs-spool: refusing to start: another live process writes the KVS queues of"
-            + " this James node (ownerName=" + configuration.ownerName() + ", namespace=" + configuration.namespace()
+            + " this James node (nodeId=" + configuration.nodeId() + ", ownerName=" + configuration.ownerName()
+            + ", namespace=" + configuration.namespace()
             + ", epoch=" + configuration.epoch() + "): " + spool + " is held by another writer, " + evidence
-            + ". Starting would fence that writer. Give each James node on one KVS cluster its own ownerName and"
-            + " namespace in kvs-spool.properties, or stop the other process first.");
+            + ". Starting would fence that writer. Give each James node on one KVS cluster its own nodeId (by default"
+            + " the host name: two James on one host need one each) or ownerName and namespace in kvs-spool.properties,"
+            + " or stop the other process first.");
     }
 }

@@ -25,12 +25,37 @@ class KvsSpoolConfigurationTest {
         assertThat(configuration.requestTimeout()).isEqualTo(Duration.ofSeconds(30));
         assertThat(configuration.readAheadWindow()).isEqualTo(64);
         assertThat(configuration.readBlockSize()).isEqualTo(32);
-        assertThat(configuration.ownerName()).isEqualTo("james");
+        assertThat(configuration.nodeId()).isEqualTo(HostName.asNodeId()).isNotBlank();
+        assertThat(configuration.ownerName()).isEqualTo(configuration.nodeId());
         assertThat(configuration.epoch()).isEqualTo(1);
-        assertThat(configuration.mailQueuePrefix()).isEqualTo("james/queue/");
-        assertThat(configuration.mailRepositoryPrefix()).isEqualTo("james/repo/");
+        assertThat(configuration.mailQueuePrefix()).isEqualTo(configuration.nodeId() + "/queue/");
+        assertThat(configuration.mailRepositoryPrefix()).isEqualTo(configuration.nodeId() + "/repo/");
+        assertThat(configuration.adoptionEnabled()).as("no replication, no leases: no adoption").isFalse();
         assertThat(configuration.orSetRepositories()).isEmpty();
         assertThat(configuration.isOrSetRepository("kvs://var/mail/error/")).isFalse();
+    }
+
+    @Test
+    void theNodeIdNamesOwnerAndNamespaceUnlessTheyAreSet(@TempDir Path conf) throws Exception {
+        Files.writeString(conf.resolve("kvs-spool.properties"), "nodeId=mx-2\nreplication.nodes=a,b\n");
+        KvsSpoolConfiguration byId = KvsSpoolConfiguration.load(conf);
+        assertThat(byId.ownerName()).isEqualTo("mx-2");
+        assertThat(byId.mailQueuePrefix()).isEqualTo("mx-2/queue/");
+        assertThat(byId.adoptionEnabled()).isTrue();
+
+        Files.writeString(conf.resolve("kvs-spool.properties"), "nodeId=mx-2\nownerName=o\nnamespace=n\n");
+        KvsSpoolConfiguration explicit = KvsSpoolConfiguration.load(conf);
+        assertThat(explicit.ownerName()).isEqualTo("o");
+        assertThat(explicit.mailQueuePrefix()).isEqualTo("n/queue/");
+
+        Files.writeString(conf.resolve("kvs-spool.properties"), "nodeId=a/b");
+        assertThatThrownBy(() -> KvsSpoolConfiguration.load(conf)).hasMessageContaining("nodeId");
+    }
+
+    @Test
+    void aHostNameBecomesANodeIdWithoutSlashesOrSpaces() {
+        assertThat(HostName.sanitized("mx 1/eu:west")).isEqualTo("mx-1-eu-west");
+        assertThat(HostName.sanitized("mail-2.example.org")).isEqualTo("mail-2.example.org");
     }
 
     @Test

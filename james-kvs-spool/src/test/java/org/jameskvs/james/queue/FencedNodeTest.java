@@ -197,6 +197,7 @@ class FencedNodeTest {
         properties.setProperty("password", PASSWORD);
         properties.setProperty("idlePollInterval", "100");
         properties.setProperty("requestTimeout", "5000");
+        properties.setProperty("nodeId", "james");
         return KvsSpoolConfiguration.from(properties);
     }
 

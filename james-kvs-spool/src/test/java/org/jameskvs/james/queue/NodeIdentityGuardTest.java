@@ -91,6 +91,7 @@ class NodeIdentityGuardTest {
         properties.setProperty("servers", "127.0.0.1:" + server.port());
         properties.setProperty("password", PASSWORD);
         properties.setProperty("namespace", "guarded");
+        properties.setProperty("nodeId", "james");
         KvsSpoolConfiguration configuration = KvsSpoolConfiguration.from(properties);
         KvsClientOpener first = connect(configuration);
         NodeIdentityGuard.check(first, configuration);

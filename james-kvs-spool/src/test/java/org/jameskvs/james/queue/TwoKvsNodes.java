@@ -44,6 +44,7 @@ final class TwoKvsNodes implements AutoCloseable {
             p.setProperty("replication.node.node" + i + ".active", "127.0.0.1:" + servers.get(i - 1).port());
         }
         p.setProperty("requestTimeout", "10000");
+        p.setProperty("nodeId", "james"); // the tests' node, unless they name one (the default is the host name)
         for (int i = 0; i + 1 < settings.length; i += 2) {
             p.setProperty(settings[i], settings[i + 1]);
         }

@@ -41,7 +41,10 @@ public final class SmtpSink implements AutoCloseable {
     private final AtomicLong messages = new AtomicLong();
     private final AtomicLong withoutHeader = new AtomicLong();
     private final AtomicLong deferred = new AtomicLong();
+    private final Map<String, Long> firstReceivedNanos = new ConcurrentHashMap<>();
+    private final Object holdLock = new Object();
     private volatile boolean deferring;
+    private volatile boolean holding;
     private volatile boolean closed;
 
     private SmtpSink(ServerSocket serverSocket, String header) {
@@ -92,6 +95,23 @@ public final class SmtpSink implements AutoCloseable {
         deferring = on;
     }
 
+    /**
+     * While on, every new connection is accepted but not greeted until it goes off: a receiving server
+     * that is slow to answer. A sender's delivery threads then wait in their sessions, so mail piles up
+     * in its queue, ready (not deferred: no retry counted against it).
+     */
+    public void holdAll(boolean on) {
+        synchronized (holdLock) {
+            holding = on;
+            holdLock.notifyAll();
+        }
+    }
+
+    /** {@link System#nanoTime()} when a message with this header value was first received; null if never. */
+    public Long firstReceivedNanos(String headerValue) {
+        return firstReceivedNanos.get(headerValue);
+    }
+
     /** Messages answered 451 by {@link #deferAll(boolean)}. */
     public long deferred() {
         return deferred.get();
@@ -132,6 +152,7 @@ public final class SmtpSink implements AutoCloseable {
              BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1));
              OutputStream out = socket.getOutputStream()) {
             socket.setSoTimeout(120_000);
+            awaitUnheld();
             reply(out, "220 127.0.0.1 kvs smtp sink");
             String line;
             while ((line = in.readLine()) != null) {
@@ -163,6 +184,19 @@ public final class SmtpSink implements AutoCloseable {
         }
     }
 
+    private void awaitUnheld() throws IOException {
+        synchronized (holdLock) {
+            while (holding && !closed) {
+                try {
+                    holdLock.wait(1_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while held");
+                }
+            }
+        }
+    }
+
     /** Reads DATA up to the final dot; records it and returns true, or returns false when deferring. */
     private boolean readMessage(BufferedReader in) throws IOException {
         String value = null;
@@ -189,6 +223,7 @@ public final class SmtpSink implements AutoCloseable {
         if (value == null) {
             withoutHeader.incrementAndGet();
         } else {
+            firstReceivedNanos.putIfAbsent(value, System.nanoTime());
             countsById.computeIfAbsent(value, k -> new AtomicInteger()).incrementAndGet();
         }
         return true;
@@ -202,6 +237,7 @@ public final class SmtpSink implements AutoCloseable {
     @Override
     public void close() throws IOException {
         closed = true;
+        holdAll(false);
         serverSocket.close();
         connections.shutdownNow();
         try {

@@ -56,4 +56,25 @@ class SmtpSinkTest {
             assertThat(sink.count("<d@t>")).isEqualTo(1);
         }
     }
+
+    @Test
+    void holdAllKeepsNewSessionsWaitingForTheGreetingUntilReleased() throws Exception {
+        try (SmtpSink sink = SmtpSink.start(0, SmtpSink.DEFAULT_HEADER)) {
+            sink.holdAll(true);
+            // A client that waits 500 ms for the greeting gives up: nothing is answered while held.
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> SmtpClient.connect("127.0.0.1", sink.port(), 500))
+                .isInstanceOf(java.net.SocketTimeoutException.class);
+            java.util.concurrent.CompletableFuture<Integer> held = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try (SmtpClient client = SmtpClient.connect("127.0.0.1", sink.port(), 30_000)) {
+                    return client.send("a@x.test", "b@y.test", SmtpClient.message("a@x.test", "b@y.test", "<h@t>", "h"));
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            sink.holdAll(false);
+            assertThat(held.get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(250);
+            assertThat(sink.count("<h@t>")).isEqualTo(1);
+            assertThat(sink.firstReceivedNanos("<h@t>")).isNotNull();
+        }
+    }
 }

@@ -91,6 +91,19 @@ final class JamesNode implements AutoCloseable {
         process.kill9();
     }
 
+    /** Sends a signal to the James process ({@code STOP}, {@code CONT}): pausing it without killing it. */
+    void signal(String signal) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid())).inheritIO().start();
+        if (!kill.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
+        }
+    }
+
+    /** SIGTERM, then SIGKILL after 30 s: James stopped as an operator stops it. */
+    void stop() throws InterruptedException {
+        process.close();
+    }
+
     int smtpPort() {
         return smtpPort;
     }
@@ -122,6 +135,39 @@ final class JamesNode implements AutoCloseable {
         } catch (Exception e) {
             return "(" + path + ": " + e.getMessage() + ")";
         }
+    }
+
+    /** HTTP status of a webadmin GET (e.g. 503 from {@code /healthcheck} when a component is unhealthy). */
+    int webadminStatus(String path) throws Exception {
+        return webadminCall("GET", path).statusCode();
+    }
+
+    /** A webadmin call without a body (GET, PUT, DELETE): status and body, whatever the status. */
+    java.net.http.HttpResponse<String> webadminCall(String method, String path) throws Exception {
+        java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        return client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + webadminPort + path))
+            .timeout(Duration.ofSeconds(60)).method(method, java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** One mail through SMTP; @return the reply code of its transaction (-1: the connection failed). */
+    int sendOne(String messageId) {
+        try (org.jameskvs.testkit.smtp.SmtpClient client = org.jameskvs.testkit.smtp.SmtpClient.connect("127.0.0.1", smtpPort, 30_000)) {
+            return client.send("sender@it.test", TrackingLoad.RECIPIENT,
+                org.jameskvs.testkit.smtp.SmtpClient.message("sender@it.test", TrackingLoad.RECIPIENT, messageId, "probe"));
+        } catch (java.io.IOException e) {
+            return -1;
+        }
+    }
+
+    /** The number of mails in the error repository ({@code var/mail/error}), from webadmin. */
+    int errorRepositorySize() throws Exception {
+        String body = ItHarness.webadminGet(webadminPort, "/mailRepositories/var%2Fmail%2Ferror");
+        java.util.regex.Matcher size = java.util.regex.Pattern.compile("\"size\"\\s*:\\s*(\\d+)").matcher(body);
+        if (!size.find()) {
+            throw new IllegalStateException("no size in " + body);
+        }
+        return Integer.parseInt(size.group(1));
     }
 
     /** Queue sizes and the error repository, for failure messages and the scenario line. */
