@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
  * Before the two were told apart, the requeue failed at once, the error processor could not store
  * the mail either (same store), the spooler's re-enqueue failed, and the spooler rejected the mail it
  * had dequeued, so the KVS deleted it: an accepted mail lost. Now the requeue waits (the health check
- * turns degraded past {@code acceptedMailRetryTimeout}), and once the node is restarted without the
- * limit the mail is relayed; the error repository stays empty.
+ * turns degraded past {@code acceptedMailRetryTimeout}) while SMTP still answers 4xx at once, and
+ * once the node is restarted without the limit the mail is relayed; the error repository stays empty.
  */
 class RequeuedMailWaitsForTheStoreE2ETest {
     private static final String RECIPIENT = "rcpt@sink.test";
@@ -63,6 +63,12 @@ class RequeuedMailWaitsForTheStoreE2ETest {
                 () -> "the requeue waits for the store (health check degraded)\n" + james.logTail(60));
             assertThat(sink.count(big)).isZero();
             assertThat(webAdmin.get("/mailRepositories/var%2Fmail%2Ferror")).as("error repository").contains("\"size\":0");
+            // Meanwhile SMTP's own enqueue (an intake caller's) still fails at once: 4xx, the client keeps the mail.
+            String refused = "<requeue-refused@kvs-load.test>";
+            try (SmtpClient client = SmtpClient.connect("127.0.0.1", james.smtpPort(), 60_000)) {
+                assertThat(client.sendOfSize(SmtpLoadSender.FROM, RECIPIENT, refused, BODY_BYTES, false))
+                    .as("SMTP while the store refuses the mail: %s", client.lastReply()).isBetween(400, 499);
+            }
 
             kvs.stop();
             kvs.configure("metrics.enabled=false");
@@ -72,6 +78,7 @@ class RequeuedMailWaitsForTheStoreE2ETest {
             assertThat(missing).as("the requeued mail relayed once the store takes it (%s)\n%s", sink.statsLine(),
                 james.logTail(60)).isEmpty();
             assertThat(sink.count(big)).isEqualTo(1);
+            assertThat(sink.count(refused)).as("the mail answered 4xx").isZero();
             awaitTrue(() -> webAdmin.getAnyStatus("/healthcheck/checks/KVS%20spool").body().contains("\"healthy\""),
                 () -> "health check healthy again\n" + james.logTail(40));
             assertThat(webAdmin.get("/mailRepositories/var%2Fmail%2Ferror")).as("error repository").contains("\"size\":0");

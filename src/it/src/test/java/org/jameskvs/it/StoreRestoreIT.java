@@ -1,0 +1,118 @@
+package org.jameskvs.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 11's {@code StoreRestoreIT}: 2 of the 3 KVS nodes down for a while under SMTP load, then back.
+ * Every mail answered 250 reaches the sink, and James's error repository stays empty: accepted mail is
+ * never an error because the store was unreachable or restoring.
+ *
+ * <p>James runs james-conf plus one step that makes it re-enqueue every mail into the {@code spool}
+ * itself (the standard {@code Requeue} mailet, from the root processor to the transport processor
+ * through the queue), as its bounces, forwards and the spooler's own retries do. The killed nodes are
+ * one holding a copy of the spool and the node holding none, so the spool stays readable from its
+ * surviving copy while no queue can be written (two copies needed): James keeps dequeuing mail whose
+ * re-enqueue, the delete of the item done and RemoteDelivery's enqueue into {@code outgoing} must all
+ * wait for the store. Before the fix of issue 11 item 4 the re-enqueue failed at once (the spool being
+ * an intake queue), and the mail went to the error processor or was rejected (deleted) by the spooler.
+ *
+ * <p>How long the two nodes stay down: {@code -Dit.restoreOutageMillis} (default 15,000 for CI; the
+ * issue's figure is 60,000). The load keeps running through the outage (every reply then must be a
+ * 4xx) and the restore.
+ */
+class StoreRestoreIT {
+    private static final long OUTAGE_MILLIS = Long.getLong("it.restoreOutageMillis", 15_000);
+    private static final int BURST_MAILS = Integer.getInteger("it.faultMails", 150);
+    private static final int MIN_DOWN_TRANSACTIONS = 20;
+    private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(180);
+
+    @Test
+    void twoOfThreeNodesDownUnderLoadThenBackLosesNothingAndLeavesTheErrorRepositoryEmpty() throws Exception {
+        try (Cluster cluster = Cluster.start("store-restore", conf -> conf.replace("mailetcontainer.xml",
+            "<processor state=\"root\" enableJmx=\"true\">",
+            "<processor state=\"root\" enableJmx=\"true\">\n"
+                + "<mailet match=\"All\" class=\"Requeue\"><queue>spool</queue><processor>transport</processor></mailet>"))) {
+            int port = cluster.james.smtpPort();
+            List<String> accepted = new ArrayList<>();
+            List<String> unknown = new ArrayList<>();
+
+            // A burst still inside James when the nodes go: the sink defers it, so it sits in outgoing
+            // (RemoteDelivery retries after 1 s, 2 s, 5 s) or in the spool between its two passes.
+            cluster.sink.deferAll(true);
+            TrackingLoad burst = new TrackingLoad("it-restore-burst", port, 8, BURST_MAILS, 0, 60_000).start();
+            burst.awaitDone(Duration.ofSeconds(120));
+            accepted.addAll(burst.ids(TrackingLoad.Outcome.ACCEPTED));
+            unknown.addAll(burst.ids(TrackingLoad.Outcome.UNKNOWN));
+            assertThat(accepted).as(burst.summary()).hasSize(BURST_MAILS);
+
+            List<String> spoolPair = cluster.pairOf("james/queue/spool@p5");
+            String survivor = spoolPair.get(1);
+            List<KvsNode> killed = cluster.nodes.stream().filter(node -> !node.name().equals(survivor)).toList();
+            TrackingLoad outage = new TrackingLoad("it-restore-down", port, 4, 1_000_000, 100, 60_000);
+            outage.expectCodes(code -> code >= 400 && code < 500);
+            for (KvsNode node : killed) {
+                node.kill9();
+            }
+            cluster.sink.deferAll(false);
+            outage.start();
+            Thread.sleep(OUTAGE_MILLIS);
+            outage.awaitOutcomes(MIN_DOWN_TRANSACTIONS, Duration.ofSeconds(120));
+            outage.stop();
+            String queuesDuringOutage = cluster.james.queuesSummary();
+
+            for (KvsNode node : killed) {
+                node.startAgain();
+            }
+            TrackingLoad restored = new TrackingLoad("it-restore-after", port, 4, 100 * BURST_MAILS, 50, 60_000).start();
+            boolean flowing = restored.awaitAccepted(BURST_MAILS / 2, Duration.ofSeconds(120));
+            restored.stop();
+            accepted.addAll(restored.ids(TrackingLoad.Outcome.ACCEPTED));
+            unknown.addAll(restored.ids(TrackingLoad.Outcome.UNKNOWN));
+
+            String phases = "outageMillis=" + OUTAGE_MILLIS + " killed=" + killed.stream().map(KvsNode::name).toList()
+                + " survivor=" + survivor + " down{" + outage.summary() + "} restored{" + restored.summary() + "}"
+                + " queuesDuringOutage={" + queuesDuringOutage.replace('\n', ' ') + "}";
+            assertThat(flowing).as("mail accepted again within 120 s of the restore: %s\n%s", phases, cluster.diagnostics()).isTrue();
+
+            Scenario.Result result = Scenario.account("store-restore", cluster.sink, accepted, unknown, phases);
+            String errorRepository = cluster.james.webadmin("/mailRepositories/var%2Fmail%2Ferror");
+            String drained = awaitDrained(cluster);
+            Scenario.report("scenario=store-restore-repositories errorRepository=" + errorRepository + " queuesAfter={" + drained + "}");
+
+            assertThat(outage.violations()).as("2 of 3 nodes down: replies that are not 4xx").isEmpty();
+            assertThat(outage.ids(TrackingLoad.Outcome.REFUSED)).as(outage.summary())
+                .hasSize(outage.outcomeCount()).hasSizeGreaterThanOrEqualTo(MIN_DOWN_TRANSACTIONS);
+            assertThat(result.lost()).as(result.line() + "\n" + cluster.diagnostics()).isZero();
+            assertThat(errorRepository).as("accepted mail in the error repository\n%s", cluster.diagnostics())
+                .contains("\"size\":0");
+            assertThat(drained).as("spool and outgoing drained").contains("spool=0", "outgoing=0");
+        }
+    }
+
+    /** Spool and outgoing sizes once both are empty, or as last seen after {@link #DRAIN_TIMEOUT}. */
+    private static String awaitDrained(Cluster cluster) throws InterruptedException {
+        Instant deadline = Instant.now().plus(DRAIN_TIMEOUT);
+        String sizes = "";
+        while (Instant.now().isBefore(deadline)) {
+            sizes = "spool=" + size(cluster.james.webadmin("/mailQueues/spool"))
+                + " outgoing=" + size(cluster.james.webadmin("/mailQueues/outgoing"));
+            if (sizes.equals("spool=0 outgoing=0")) {
+                return sizes;
+            }
+            Thread.sleep(500);
+        }
+        return sizes;
+    }
+
+    private static String size(String queueJson) {
+        java.util.regex.Matcher size = java.util.regex.Pattern.compile("\"size\":(\\d+)").matcher(queueJson);
+        return size.find() ? size.group(1) : "?(" + queueJson + ")";
+    }
+}
