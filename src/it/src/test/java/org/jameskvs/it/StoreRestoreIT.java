@@ -11,8 +11,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 11's {@code StoreRestoreIT}: 2 of the 3 KVS nodes down for a while under SMTP load, then back.
- * Every mail answered 250 reaches the sink, and James's error repository stays empty: accepted mail is
- * never an error because the store was unreachable or restoring.
+ * Every mail answered 250 reaches the sink, no mail reaches James's error processor (its
+ * {@code mailetContainerErrors} counter stays 0) and the error repository stays empty: accepted mail
+ * is never an error because the store was unreachable or restoring.
  *
  * <p>James runs james-conf plus two steps that make it re-enqueue every mail into the {@code spool}
  * itself, through the standard {@code Requeue} mailet, as its bounces, forwards and the spooler's own
@@ -92,8 +93,10 @@ class StoreRestoreIT {
 
             Scenario.Result result = Scenario.account("store-restore", cluster.sink, accepted, unknown, phases);
             String errorRepository = cluster.james.webadmin("/mailRepositories/var%2Fmail%2Ferror");
+            String errorProcessor = errorProcessorCount(cluster.james.webadmin("/metrics"));
             String drained = awaitDrained(cluster);
-            Scenario.report("scenario=store-restore-repositories errorRepository=" + errorRepository + " queuesAfter={" + drained + "}");
+            Scenario.report("scenario=store-restore-repositories errorRepository=" + errorRepository
+                + " mailetContainerErrors=" + errorProcessor + " queuesAfter={" + drained + "}");
 
             assertThat(outage.violations()).as("2 of 3 nodes down: replies that are not 4xx").isEmpty();
             assertThat(outage.ids(TrackingLoad.Outcome.REFUSED)).as(outage.summary())
@@ -101,6 +104,8 @@ class StoreRestoreIT {
             assertThat(result.lost()).as(result.line() + "\n" + cluster.diagnostics()).isZero();
             assertThat(errorRepository).as("accepted mail in the error repository\n%s", cluster.diagnostics())
                 .contains("\"size\":0");
+            // james-conf's error processor counts every mail it gets (MetricsMailet): none had an error of its own.
+            assertThat(errorProcessor).as("mails sent to the error processor\n%s", cluster.diagnostics()).isEqualTo("0");
             assertThat(drained).as("spool and outgoing drained").contains("spool=0", "outgoing=0");
         }
     }
@@ -118,6 +123,14 @@ class StoreRestoreIT {
             Thread.sleep(500);
         }
         return sizes;
+    }
+
+    /** The {@code mailetContainerErrors} counter of webadmin's /metrics, as text ("0", "3"), or what was found. */
+    private static String errorProcessorCount(String metrics) {
+        java.util.regex.Matcher count = java.util.regex.Pattern.compile("(?m)^mailetContainerErrors\\S*\\s+([0-9.eE+-]+)\\s*$")
+            .matcher(metrics);
+        return count.find() ? String.valueOf((long) Double.parseDouble(count.group(1)))
+            : "no mailetContainerErrors metric in " + metrics.lines().filter(l -> l.contains("ailetContainer")).toList();
     }
 
     private static String size(String queueJson) {
