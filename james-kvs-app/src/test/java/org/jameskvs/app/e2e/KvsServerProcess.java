@@ -17,33 +17,45 @@ final class KvsServerProcess implements AutoCloseable {
     private final Path directory;
     private final int port;
     private final Path config;
+    private final String baseProperties;
     private ChildProcess process;
     private int starts;
 
-    private KvsServerProcess(Path directory, int port, Path config) {
+    private KvsServerProcess(Path directory, int port, Path config, String baseProperties) {
         this.directory = directory;
         this.port = port;
         this.config = config;
+        this.baseProperties = baseProperties;
     }
 
     /** Writes the node's config under {@code directory} and starts it on a free port. */
     static KvsServerProcess start(Path directory) throws Exception {
+        return start(directory, "metrics.enabled=false");
+    }
+
+    /** Like {@link #start(Path)}, with more {@code key=value} lines for the node's config. */
+    static KvsServerProcess start(Path directory, String... extraProperties) throws Exception {
         Files.createDirectories(directory);
         int port = FreePorts.next();
         Path config = directory.resolve("kvs-server.properties");
-        Files.writeString(config, String.join("\n",
+        String base = String.join("\n",
             "listen.host=127.0.0.1",
             "listen.port=" + port,
             "data.dir=" + directory.resolve("data"),
             "auth.user=james",
             "auth.password=" + PASSWORD,
-            "metrics.enabled=false",
             "disk.minFreeBytes=0",
             "shutdown.graceMillis=2000",
-            ""));
-        KvsServerProcess server = new KvsServerProcess(directory, port, config);
+            "");
+        KvsServerProcess server = new KvsServerProcess(directory, port, config, base);
+        server.configure(extraProperties);
         server.startAgain();
         return server;
+    }
+
+    /** Rewrites the node's config: the base settings plus these {@code key=value} lines, from the next start. */
+    void configure(String... extraProperties) throws java.io.IOException {
+        Files.writeString(config, baseProperties + String.join("\n", extraProperties) + "\n");
     }
 
     int port() {

@@ -30,9 +30,18 @@ import org.jameskvs.client.ClientTls;
  * <dt>{@code requestTimeout} [30000]</dt><dd>ms before a request is answered TIMEOUT; an enqueue that
  *   times out fails (SMTP answers 4xx) since the mail may not be stored.</dd>
  * <dt>{@code intakeQueues} [spool]</dt><dd>James queues whose enqueue answers an SMTP client
- *   (comma separated). An enqueue there that the store refuses fails at once, or after
- *   {@code requestTimeout} when its outcome is unknown, so the client gets a quick 4xx and keeps the
- *   mail.</dd>
+ *   (comma separated). An enqueue there <em>by an intake caller</em> (below) that the store refuses
+ *   fails at once, or after {@code requestTimeout} when its outcome is unknown, so the client gets a
+ *   quick 4xx and keeps the mail.</dd>
+ * <dt>{@code intakeCallers} [{@value #DEFAULT_INTAKE_CALLERS}]</dt><dd>the James classes (comma
+ *   separated) whose enqueues answer a client that still holds the mail: SMTP's
+ *   {@code SendMailHandler}, JMAP's submission and MDN methods, webadmin's reprocessing of a
+ *   repository (the mail stays in the repository when it fails). Told apart by the class that asked
+ *   the queue factory for the queue. Every other enqueue into an intake queue carries mail James
+ *   already holds alone (the spooler's own re-enqueue, {@code Requeue}, bounces, forwards, the
+ *   mailet context's {@code sendMail}) and waits for the store like any accepted mail (below):
+ *   failing it would send the mail to the error processor, or make the spooler reject, i.e. delete,
+ *   the mail it was processing.</dd>
  * <dt>{@code acceptedMailRetryTimeout} [120000]</dt><dd>an alert threshold, in ms, no longer a
  *   deadline. An enqueue into any other queue (e.g. RemoteDelivery's {@code outgoing}: the mail was
  *   already answered 250) retries whatever the store's state explains (unreachable, being restored,
@@ -93,6 +102,10 @@ import org.jameskvs.client.ClientTls;
  */
 public final class KvsSpoolConfiguration {
     public static final String FILE_NAME = "kvs-spool.properties";
+    /** The James 3.8.x classes whose enqueue answers a client that keeps the mail if it fails. */
+    public static final String DEFAULT_INTAKE_CALLERS = "org.apache.james.smtpserver.SendMailHandler,"
+        + "org.apache.james.jmap.method.EmailSubmissionSetMethod,org.apache.james.jmap.method.MDNSendMethod,"
+        + "org.apache.james.jmap.draft.send.MailSpool,org.apache.james.webadmin.service.ReprocessingService";
     /**
      * Room in a frame for everything but the encoded mail: the request header and PUT fields, or the
      * response header and message record a READ or GET answers with (about 100 bytes with ids of
@@ -112,6 +125,7 @@ public final class KvsSpoolConfiguration {
     private final int maxInFlight;
     private final Duration requestTimeout;
     private final java.util.Set<String> intakeQueues;
+    private final java.util.Set<String> intakeCallers;
     private final Duration acceptedMailRetryTimeout;
     private final int frameMaxBytes;
     private final int readAheadWindow;
@@ -143,6 +157,8 @@ public final class KvsSpoolConfiguration {
         this.maxInFlight = positiveInt(p, "maxInFlight", 1024);
         this.requestTimeout = Duration.ofMillis(positiveInt(p, "requestTimeout", 30_000));
         this.intakeQueues = Arrays.stream(p.getProperty("intakeQueues", "spool").split(","))
+            .map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableSet());
+        this.intakeCallers = Arrays.stream(p.getProperty("intakeCallers", DEFAULT_INTAKE_CALLERS).split(","))
             .map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableSet());
         this.acceptedMailRetryTimeout = Duration.ofMillis(positiveInt(p, "acceptedMailRetryTimeout", 120_000));
         this.frameMaxBytes = positiveInt(p, "frameMaxBytes", 64 * 1024 * 1024);
@@ -220,6 +236,12 @@ public final class KvsSpoolConfiguration {
 
     /** True for a queue whose enqueue answers an SMTP client (see {@code intakeQueues}). */
     public boolean isIntakeQueue(String jamesQueueName) { return intakeQueues.contains(jamesQueueName); }
+
+    /**
+     * True for a class (by name) whose enqueues answer a client that keeps the mail if they fail
+     * (see {@code intakeCallers}).
+     */
+    public boolean isIntakeCaller(String className) { return intakeCallers.contains(className); }
 
     public Duration acceptedMailRetryTimeout() { return acceptedMailRetryTimeout; }
 

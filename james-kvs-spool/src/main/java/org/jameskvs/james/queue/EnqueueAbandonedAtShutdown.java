@@ -16,7 +16,17 @@ public final class EnqueueAbandonedAtShutdown extends Error {
     private static final long serialVersionUID = 1L;
 
     EnqueueAbandonedAtShutdown(String queueName, String mailName, String why) {
-        super("Mail " + mailName + " not enqueued into " + queueName + " (" + why + "); it stays in the queue it was"
-            + " read from and is processed again after a restart", null, false, false);
+        this("Mail " + mailName + " not enqueued into " + queueName + " (" + why + "); it stays in the queue it was"
+            + " read from and is processed again after a restart");
+    }
+
+    private EnqueueAbandonedAtShutdown(String message) {
+        super(message, null, false, false);
+    }
+
+    /** The delete of a mail done was still waiting: the mail stays in its queue, processed again after a restart. */
+    static EnqueueAbandonedAtShutdown delete(String queueName, String mailName, String why) {
+        return new EnqueueAbandonedAtShutdown("Mail " + mailName + " done but not deleted from " + queueName + " (" + why
+            + "); it stays in the queue and is processed again after a restart (at least once)");
     }
 }

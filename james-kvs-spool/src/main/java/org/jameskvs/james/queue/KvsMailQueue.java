@@ -42,8 +42,9 @@ import reactor.core.publisher.Mono;
  * enqueued copy is one KVS message: id random, priority and notBefore in the message header, the
  * {@link MailCodec encoded mail} as body. An enqueue returns only once the server acknowledged the
  * PUT, else it throws, so James never accepts (SMTP 250) a mail that is not stored. What is retried
- * first, and how long, depends on the queue ({@link Enqueuer}): an intake queue fails fast (SMTP
- * 4xx), any other queue holds mail already answered 250 and waits for the store.
+ * first, and how long, depends on who enqueues ({@link Enqueuer}): the handle of an intake queue given
+ * to an intake caller (SMTP, JMAP: {@link #forIntake()}) fails fast (SMTP 4xx); every other enqueue
+ * carries mail already answered 250 that James holds alone, and waits for the store.
  *
  * <p>Once the node is fenced ({@link Fencing}: another writer holds its queues) it takes no mail in
  * and hands none out; {@code done} still deletes what it can, and leaves the rest (and every RETRY) in
@@ -51,7 +52,9 @@ import reactor.core.publisher.Mono;
  *
  * <p>Dequeued mail stays in the KVS queue until {@code done}: SUCCESS and REJECT delete it; RETRY
  * stores the mail as it is now at the tail of its level, then deletes the old copy (as James's
- * memory queue re-enqueues it). A crash before done means the mail is delivered again after restart
+ * memory queue re-enqueues it). Both wait for the store as an accepted enqueue does: a {@code done}
+ * that failed because the store was busy would make James re-enqueue, reject or store the mail in
+ * its error repository. A crash before done means the mail is delivered again after restart
  * (at-least-once).
  */
 public class KvsMailQueue implements ManageableMailQueue {
@@ -67,6 +70,9 @@ public class KvsMailQueue implements ManageableMailQueue {
     private final Enqueuer enqueuer;
     private final MailQueueReader reader;
     private final Flux<MailQueueItem> dequeueFlux;
+    /** True for the handle given to intake callers: its enqueues fail fast. */
+    private final boolean intake;
+    private volatile KvsMailQueue intakeHandle;
 
     KvsMailQueue(MailQueueName name, PriorityLevels levels, KvsSpoolConfiguration configuration, Fencing fencing,
                  OverdueEnqueues overdue, MailQueueItemDecoratorFactory decoratorFactory, MetricFactory metricFactory,
@@ -83,6 +89,44 @@ public class KvsMailQueue implements ManageableMailQueue {
         this.reader = new MailQueueReader(name.asString(), levels, configuration, fencing, this::toItem);
         this.dequeueFlux = reader.subscribe();
         gaugeRegistry.register(QUEUE_SIZE_METRIC_NAME_PREFIX + name.asString(), this::sizeForGauge);
+        this.intake = false;
+    }
+
+    /** The intake handle of {@code queue}: the same queue, reader and metrics; enqueues fail fast. */
+    private KvsMailQueue(KvsMailQueue queue) {
+        this.name = queue.name;
+        this.levels = queue.levels;
+        this.configuration = queue.configuration;
+        this.fencing = queue.fencing;
+        this.enqueuer = queue.enqueuer;
+        this.decoratorFactory = queue.decoratorFactory;
+        this.metricFactory = queue.metricFactory;
+        this.enqueuedMetric = queue.enqueuedMetric;
+        this.dequeuedMetric = queue.dequeuedMetric;
+        this.reader = queue.reader;
+        this.dequeueFlux = queue.dequeueFlux;
+        this.intake = true;
+    }
+
+    /**
+     * The handle for a caller whose enqueue answers a client that keeps the mail if it fails (SMTP's
+     * {@code SendMailHandler}, JMAP): for an intake queue ({@code intakeQueues}) one whose enqueues
+     * fail fast, else this queue. Equal to this queue; items it hands out belong to this queue.
+     */
+    KvsMailQueue forIntake() {
+        if (intake || !configuration.isIntakeQueue(name.asString())) {
+            return this;
+        }
+        KvsMailQueue handle = intakeHandle;
+        if (handle == null) {
+            synchronized (this) {
+                if (intakeHandle == null) {
+                    intakeHandle = new KvsMailQueue(this);
+                }
+                handle = intakeHandle;
+            }
+        }
+        return handle;
     }
 
     @Override
@@ -130,7 +174,7 @@ public class KvsMailQueue implements ManageableMailQueue {
             return CompletableFuture.failedFuture(e);
         }
         long notBefore = notBefore(delay);
-        return enqueuer.store(mail.getName(), MessageIds.newId(), level, notBefore, body)
+        return enqueuer.store(mail.getName(), MessageIds.newId(), level, notBefore, body, intake)
             .thenAccept(ack -> {
                 if (ack.status() == Status.FRAME_TOO_LARGE) {
                     throw new CompletionException(tooLarge(mail, "refused by the KVS server: " + ack.status() + " " + ack.reason()
@@ -186,6 +230,15 @@ public class KvsMailQueue implements ManageableMailQueue {
         return decoratorFactory.decorate(new WithheldWhenFenced(new KvsMailQueueItem(this, mail, level, message.id()), fencing), name);
     }
 
+    /** James starts processing the item: refused on a fenced node (see {@link FencedNodeHandsOutNoMail}). */
+    void checkMayStart(KvsMailQueueItem item) {
+        if (fencing.isFenced()) {
+            LOGGER.info("Queue {}: mail {} read ahead before this node learned it is fenced: not processed, left in"
+                + " the queue for the writer that holds it", name.asString(), item.mail().getName());
+            throw new FencedNodeHandsOutNoMail(name.asString(), item.mail().getName(), fencing.cause().orElse("fenced"));
+        }
+    }
+
     void complete(KvsMailQueueItem item, MailQueueItem.CompletionStatus status) throws MailQueueException {
         String id = MessageIds.asString(item.id());
         if (fencing.isFenced() && status == MailQueueItem.CompletionStatus.RETRY) {
@@ -197,18 +250,21 @@ public class KvsMailQueue implements ManageableMailQueue {
             if (status == MailQueueItem.CompletionStatus.RETRY) {
                 requeue(item);
             }
-            Ack ack = Futures.await(levels.queue(item.level()).delete(item.id()), configuration.requestTimeout(), "delete " + id);
+            // Waits for the store like an accepted enqueue (EnqueueAbandonedAtShutdown if James stops meanwhile).
+            Ack ack = enqueuer.delete(item.mail().getName(), item.id(), item.level()).join();
             if (ack.isOk() || ack.status() == Status.NOT_FOUND) {
                 dequeuedMetric.increment();
                 reader.release(id);
                 return;
             }
-            failure = new MailQueueException("Cannot delete dequeued mail " + item.getMail().getName() + ": "
+            failure = new MailQueueException("Cannot delete dequeued mail " + item.mail().getName() + ": "
                 + ack.status() + " " + ack.reason());
         } catch (MailQueueException e) {
             failure = e;
+        } catch (CompletionException e) {
+            failure = asMailQueueException(e.getCause(), item.mail()); // rethrows EnqueueAbandonedAtShutdown
         } catch (RuntimeException e) {
-            failure = new MailQueueException("Cannot complete mail " + item.getMail().getName() + " in " + name.asString(), e);
+            failure = new MailQueueException("Cannot complete mail " + item.mail().getName() + " in " + name.asString(), e);
         }
         if (fencing.isFenced()) { // the requeue or the delete met the other writer
             leaveForTheQueuesOwner(item);
@@ -229,14 +285,14 @@ public class KvsMailQueue implements ManageableMailQueue {
      */
     private void leaveForTheQueuesOwner(KvsMailQueueItem item) {
         LOGGER.info("Queue {}: mail {} left in the queue for the writer that holds it (this James node is fenced)",
-            name.asString(), item.getMail().getName());
+            name.asString(), item.mail().getName());
     }
 
     private void requeue(KvsMailQueueItem item) throws MailQueueException {
         try {
-            put(item.getMail(), Duration.ZERO).join();
+            put(item.mail(), Duration.ZERO).join();
         } catch (CompletionException e) {
-            throw asMailQueueException(e.getCause(), item.getMail());
+            throw asMailQueueException(e.getCause(), item.mail());
         }
     }
 

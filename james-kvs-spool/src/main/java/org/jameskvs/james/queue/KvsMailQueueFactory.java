@@ -22,6 +22,13 @@ import com.google.common.collect.ImmutableSet;
  * Creates and caches the {@link KvsMailQueue}s of this James node. A James queue exists once its
  * normal-priority KVS queue exists, so queues created before a restart are found again.
  * The prefetch count is ignored: read-ahead is the {@code readAheadWindow} setting.
+ *
+ * <p>James components ask for their queue once, at start. The class that asks decides which handle
+ * it gets: an intake caller ({@code intakeCallers}: SMTP's {@code SendMailHandler}, JMAP, webadmin's
+ * reprocessing) gets {@link KvsMailQueue#forIntake()}, whose enqueues fail fast because its client
+ * still holds the mail; every other component (the spooler, the mailet context behind bounces and
+ * forwards, {@code Requeue}, RemoteDelivery) gets the queue itself, whose enqueues wait for the store:
+ * the mail they enqueue was answered 250 and James holds it alone.
  */
 @Singleton
 public class KvsMailQueueFactory implements MailQueueFactory<KvsMailQueue> {
@@ -44,18 +51,30 @@ public class KvsMailQueueFactory implements MailQueueFactory<KvsMailQueue> {
     @Override
     public Optional<KvsMailQueue> getQueue(MailQueueName name, PrefetchCount count) {
         KvsMailQueue queue = created.get(name);
-        if (queue != null) {
-            return Optional.of(queue);
+        if (queue == null && existingOnServer().contains(name)) {
+            queue = created.computeIfAbsent(name, this::newQueue);
         }
-        if (existingOnServer().contains(name)) {
-            return Optional.of(createQueue(name, count));
-        }
-        return Optional.empty();
+        return Optional.ofNullable(queue).map(this::forCaller);
     }
 
     @Override
     public KvsMailQueue createQueue(MailQueueName name, PrefetchCount count) {
-        return created.computeIfAbsent(name, this::newQueue);
+        return forCaller(created.computeIfAbsent(name, this::newQueue));
+    }
+
+    private KvsMailQueue forCaller(KvsMailQueue queue) {
+        return caller().filter(queues.configuration()::isIntakeCaller).isPresent() ? queue.forIntake() : queue;
+    }
+
+    /**
+     * The class that asked for a queue: the first frame outside this factory and James's
+     * {@code MailQueueFactory} (whose default methods call this one). Once per component and queue.
+     */
+    private static Optional<String> caller() {
+        return StackWalker.getInstance().walk(frames -> frames
+            .map(StackWalker.StackFrame::getClassName)
+            .filter(name -> !name.equals(KvsMailQueueFactory.class.getName()) && !name.equals(MailQueueFactory.class.getName()))
+            .findFirst());
     }
 
     private KvsMailQueue newQueue(MailQueueName name) {

@@ -255,7 +255,9 @@ final class MailQueueReader implements AutoCloseable {
         }
         if (!stoppedByFencing) {
             stoppedByFencing = true;
-            LOGGER.warn("Queue {}: no more mail handed out, this James node is fenced", queueName);
+            // Mail read ahead belongs to the queue's new owner: dropped, never handed out here.
+            cursors.values().forEach(cursor -> cursor.buffer.clear());
+            LOGGER.warn("Queue {}: no more mail handed out, this James node is fenced; read-ahead dropped", queueName);
         }
         return true;
     }
@@ -281,6 +283,7 @@ final class MailQueueReader implements AutoCloseable {
     }
 
     private Next nextMessage() {
+        levels.discoverIfNeeded(); // a queue created while the store could not answer: its levels now
         for (int level : levels.levels()) {
             Cursor cursor = cursor(level);
             while (cursor.buffer.isEmpty() && !cursor.caughtUp) {

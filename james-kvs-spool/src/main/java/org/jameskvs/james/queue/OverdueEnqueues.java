@@ -3,8 +3,9 @@ package org.jameskvs.james.queue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Enqueues of accepted mail (answered 250) that have waited for the KVS store longer than
- * {@code acceptedMailRetryTimeout} and still wait: one count per mail, for the health check.
+ * Writes of accepted mail (answered 250): enqueues, and deletes of mail done, that have waited for
+ * the KVS store longer than {@code acceptedMailRetryTimeout} and still wait: one count per write, for
+ * the health check.
  */
 public final class OverdueEnqueues {
     private final AtomicInteger waiting = new AtomicInteger();

@@ -9,6 +9,8 @@ import java.util.concurrent.ConcurrentSkipListSet;
 
 import org.jameskvs.client.KvsQueue;
 import org.jameskvs.james.KvsQueues;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The KVS queues of one James mail queue: one per priority level actually used, named
@@ -16,6 +18,7 @@ import org.jameskvs.james.KvsQueues;
  * FIFO within a priority and lets readers serve higher levels first.
  */
 final class PriorityLevels {
+    private static final Logger LOGGER = LoggerFactory.getLogger(PriorityLevels.class);
     static final String LEVEL_SEPARATOR = "@p";
 
     private final KvsQueues queues;
@@ -23,18 +26,36 @@ final class PriorityLevels {
     private final NavigableSet<Integer> known = new ConcurrentSkipListSet<>(Comparator.reverseOrder());
     /** {@link #known} as a list, rebuilt only when a level is added (the readers ask for it per mail). */
     private volatile List<Integer> snapshot = List.of();
+    private volatile boolean discovered;
 
     PriorityLevels(KvsQueues queues, String jamesQueueName) {
         this.queues = queues;
         this.baseName = queues.configuration().mailQueuePrefix() + jamesQueueName + LEVEL_SEPARATOR;
     }
 
-    /** Finds the levels created before (e.g. before a restart) and creates the normal one. */
+    /**
+     * Finds the levels created before (e.g. before a restart) and creates the normal one. A store that
+     * cannot answer now (unreachable, restoring) is not an error of the James queue: it is logged, and
+     * the readers call {@link #discoverIfNeeded()} until it works.
+     */
     void discover() {
+        try {
+            discoverIfNeeded();
+        } catch (RuntimeException e) {
+            LOGGER.warn("Queue {}: cannot list or create its KVS queues now ({}); the reader retries", baseName, e.toString());
+        }
+    }
+
+    /** Does {@link #discover()}'s work unless done already; throws when the store cannot answer. */
+    void discoverIfNeeded() {
+        if (discovered) {
+            return;
+        }
         for (String name : queues.existingNames(baseName)) {
             parseLevel(name.substring(baseName.length())).ifPresent(this::know);
         }
         queue(MailPriority.NORMAL);
+        discovered = true;
     }
 
     KvsQueue queue(int level) {

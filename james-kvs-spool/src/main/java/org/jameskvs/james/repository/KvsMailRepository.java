@@ -36,6 +36,11 @@ import org.jameskvs.protocol.StoredMessage;
  * <p>Storing a key again replaces the mail with one replacing PUT ({@code KvsQueue#putReplacing}):
  * one journal record on the server, so after any crash either the old or the new version is there,
  * never neither.
+ *
+ * <p>A repository has one writer, the James node that owns the namespace. Once this node is fenced
+ * (another writer holds its queues, and so its repositories), every write (store, remove, removeAll)
+ * is refused with a {@link MessagingException} naming the fencing, before anything is sent: a fenced
+ * node must not change what the new owner now keeps. Reads still answer.
  */
 public class KvsMailRepository implements MailRepository {
     private static final int MAX_ID_BYTES = 255;
@@ -64,9 +69,19 @@ public class KvsMailRepository implements MailRepository {
         return stat.size();
     }
 
+    /** Refuses a write on a fenced node (see the class comment). */
+    private void checkWritable(String what) throws MessagingException {
+        if (queues.fencing().isFenced()) {
+            throw new MessagingException("Cannot " + what + " in " + queueName + ": this James node is fenced ("
+                + queues.fencing().cause().orElse("") + "); the repository belongs to the writer that holds this node's"
+                + " queues, nothing was written");
+        }
+    }
+
     @Override
     public MailKey store(Mail mail) throws MessagingException {
         MailKey key = MailKey.forMail(mail);
+        checkWritable("store " + key.asString());
         byte[] id = idOf(key);
         byte[] state = key.asString().getBytes(StandardCharsets.UTF_8);
         byte[] body = MailCodec.encode(mail);
@@ -102,6 +117,7 @@ public class KvsMailRepository implements MailRepository {
 
     @Override
     public void remove(MailKey key) throws MessagingException {
+        checkWritable("remove " + key.asString());
         Ack ack = delete(idOf(key));
         if (!ack.isOk() && ack.status() != Status.NOT_FOUND) {
             throw new MessagingException("Cannot remove " + key.asString() + " from " + queueName + ": " + ack.status());
@@ -110,6 +126,7 @@ public class KvsMailRepository implements MailRepository {
 
     @Override
     public void removeAll() throws MessagingException {
+        checkWritable("remove every mail");
         Ack ack = call(() -> Futures.await(queue().clear(), configuration.requestTimeout(), "clear " + queueName));
         if (!ack.isOk()) {
             throw new MessagingException("Cannot clear " + queueName + ": " + ack.status());

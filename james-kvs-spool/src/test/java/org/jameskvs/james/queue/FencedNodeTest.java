@@ -12,8 +12,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
+import javax.mail.MessagingException;
+
 import org.apache.james.core.healthcheck.Result;
 import org.apache.james.core.healthcheck.ResultStatus;
+import org.apache.james.mailrepository.api.MailKey;
+import org.apache.james.mailrepository.api.MailRepositoryUrl;
 import org.apache.james.metrics.api.NoopGaugeRegistry;
 import org.apache.james.metrics.tests.RecordingMetricFactory;
 import org.apache.james.queue.api.MailQueue;
@@ -34,6 +38,7 @@ import org.jameskvs.james.KvsQueues;
 import org.jameskvs.james.ReplicatedKvsOpener;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
 import org.jameskvs.james.health.KvsSpoolHealthCheck;
+import org.jameskvs.james.repository.KvsMailRepository;
 import org.jameskvs.server.KvsServer;
 import org.jameskvs.server.ServerConfig;
 import org.junit.jupiter.api.AfterEach;
@@ -101,8 +106,12 @@ class FencedNodeTest {
         ManageableMailQueue spool = factory.createQueue(MailQueueFactory.SPOOL);
         ManageableMailQueue outgoing = factory.createQueue(OUTGOING);
         spool.enQueue(mail("in-progress"));
+        spool.enQueue(mail("read-ahead"));
         spool.enQueue(mail("waiting"));
-        MailQueue.MailQueueItem inProgress = Flux.from(spool.deQueue()).blockFirst(WAIT);
+        // Two handed out: James started the first; the second waits in James (read ahead) when the fence comes.
+        List<MailQueue.MailQueueItem> handed = Flux.from(spool.deQueue()).take(2).collectList().block(WAIT);
+        MailQueue.MailQueueItem inProgress = handed.get(0);
+        MailQueue.MailQueueItem readAhead = handed.get(1);
         assertThat(inProgress.getMail().getName()).isEqualTo("in-progress");
         assertThat(result(health).getStatus()).isEqualTo(ResultStatus.HEALTHY);
 
@@ -112,9 +121,12 @@ class FencedNodeTest {
         otherConnection.open(level(configuration, "outgoing"), OpenOptions.writer("other-node", 2)).join().orThrow();
 
         assertThatIntakeStopsAndIsReported(spool, health, "james/queue/spool@p" + MailPriority.NORMAL);
+        // The mail read ahead before the fence was known is not processed here: James's first getMail refuses.
+        assertThatThrownBy(readAhead::getMail).isInstanceOf(FencedNodeHandsOutNoMail.class)
+            .hasMessageContaining("read-ahead").hasMessageContaining("fenced");
         assertThatNothingReachesAnErrorPath(spool, outgoing, inProgress);
         // Every mail is still in the queue, for the writer that holds it now.
-        assertThat(otherSpool.stat().join().size()).isEqualTo(2);
+        assertThat(otherSpool.stat().join().size()).isEqualTo(3);
         assertThat(outgoing.getSize()).isZero();
     }
 
@@ -143,7 +155,8 @@ class FencedNodeTest {
         assertThat(otherSpool.stat().join().size()).as("both mails, on the new owner's copies").isEqualTo(2);
     }
 
-    private void assertThatIntakeStopsAndIsReported(ManageableMailQueue spool, KvsSpoolHealthCheck health, String kvsQueue) {
+    private void assertThatIntakeStopsAndIsReported(ManageableMailQueue queue, KvsSpoolHealthCheck health, String kvsQueue) {
+        MailQueue spool = ((KvsMailQueue) queue).forIntake(); // the handle SMTP's SendMailHandler gets
         assertThatThrownBy(() -> spool.enQueue(mail("after-fence")))
             .isInstanceOf(MailQueue.MailQueueException.class)
             .hasMessageContaining("fenced");
@@ -189,6 +202,34 @@ class FencedNodeTest {
         assertThatThrownBy(() -> accepted.get(WAIT.toSeconds(), TimeUnit.SECONDS))
             .hasCauseInstanceOf(EnqueueAbandonedAtShutdown.class);
         factory = null;
+    }
+
+    @Test
+    void aFencedNodeWritesNothingToItsRepositoriesAndSaysWhy() throws Exception {
+        server = KvsServer.start(ServerConfig.forTest(dir, PASSWORD));
+        KvsSpoolConfiguration configuration = singleServer();
+        jamesConnection = KvsClientOpener.connect(configuration);
+        KvsQueues queues = new KvsQueues(jamesConnection, configuration);
+        factory = factory(queues);
+        KvsMailRepository repository = new KvsMailRepository(queues, MailRepositoryUrl.from("kvs://var/mail/error/"));
+        MailKey kept = repository.store(mail("stored-before"));
+        factory.createQueue(MailQueueFactory.SPOOL);
+
+        // Another writer takes the spool over; the repository's own queue it has not opened (yet).
+        otherConnection = KvsClientOpener.connect(configuration);
+        otherConnection.open(level(configuration, "spool"), OpenOptions.writer("other-node", 2)).join().orThrow();
+        assertThatThrownBy(() -> ((KvsMailQueue) factory.createQueue(MailQueueFactory.SPOOL)).forIntake().enQueue(mail("x")))
+            .hasMessageContaining("fenced");
+        assertThat(queues.fencing().isFenced()).isTrue();
+
+        assertThatThrownBy(() -> repository.store(mail("stored-after")))
+            .isInstanceOf(MessagingException.class)
+            .hasMessageContaining("this James node is fenced").hasMessageContaining("nothing was written");
+        assertThatThrownBy(() -> repository.remove(kept)).hasMessageContaining("this James node is fenced");
+        assertThatThrownBy(repository::removeAll).hasMessageContaining("this James node is fenced");
+        // Reads still answer, and show nothing changed.
+        assertThat(repository.size()).isEqualTo(1);
+        assertThat(repository.retrieve(kept).getName()).isEqualTo("stored-before");
     }
 
     private KvsSpoolConfiguration singleServer() {

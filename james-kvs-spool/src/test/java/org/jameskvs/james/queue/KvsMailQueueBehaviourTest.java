@@ -90,8 +90,9 @@ class KvsMailQueueBehaviourTest {
     }
 
     @Test
-    void refusedPutFailsTheEnqueue() throws Exception {
-        ManageableMailQueue queue = factory().createQueue(SPOOL);
+    void refusedPutFailsTheIntakeEnqueue() throws Exception {
+        // The handle SMTP's SendMailHandler (an intake caller) gets: its client keeps the mail on a 4xx.
+        ManageableMailQueue queue = factory().createQueue(SPOOL).forIntake();
         kvs.refusePuts.set(Status.DISK_FULL);
 
         assertThatThrownBy(() -> queue.enQueue(Mails.defaultMail().name("lost?").build()))
