@@ -227,7 +227,7 @@ public class KvsMailQueue implements ManageableMailQueue {
 
     private MailQueueItem toItem(int level, StoredMessage message) throws MessagingException {
         Mail mail = MailCodec.decode(message.body(), MessageIds.asString(message.id()));
-        return decoratorFactory.decorate(new WithheldWhenFenced(new KvsMailQueueItem(this, mail, level, message.id()), fencing), name);
+        return decoratorFactory.decorate(new KvsMailQueueItem(this, mail, level, message.id()), name);
     }
 
     /** James starts processing the item: refused on a fenced node (see {@link FencedNodeHandsOutNoMail}). */
