@@ -38,6 +38,8 @@ final class CallHandOff {
     private final ReplicationCore state;
     private final Executor callbacks;
     private final long backstopNanos;
+    /** The core's clock (the opener's {@link ObservedClock}: the client's own pauses do not count). */
+    private final Clock clock;
     private final ArrayDeque<Call<?>> awaiting = new ArrayDeque<>();
     /** Outcomes produced in this event-loop pass, not yet handed to the callback thread (core loop only). */
     private ArrayList<Call<?>> ready = new ArrayList<>();
@@ -46,6 +48,12 @@ final class CallHandOff {
     private final java.util.concurrent.atomic.AtomicLong backstopOutcomes = new java.util.concurrent.atomic.AtomicLong();
 
     CallHandOff(EventLoop core, ReplicationCore state, Executor callbacks, long backstopNanos) {
+        this(core, state, callbacks, backstopNanos, Clock.SYSTEM);
+    }
+
+    /** @param clock read on the core's loop only: the same clock the state machine judges time by */
+    CallHandOff(EventLoop core, ReplicationCore state, Executor callbacks, long backstopNanos, Clock clock) {
+        this.clock = clock;
         this.core = core;
         this.state = state;
         this.callbacks = callbacks;
@@ -118,7 +126,7 @@ final class CallHandOff {
 
         @Override
         public void run() {
-            submittedAt = System.nanoTime();
+            submittedAt = clock.nanoTime();
             if (unknown != null) {
                 awaiting.add(this);
             }
