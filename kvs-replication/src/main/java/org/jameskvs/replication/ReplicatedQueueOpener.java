@@ -80,7 +80,7 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
         this.core = new ReplicationCore(config, clock, transport);
         holder[0] = core;
         this.calls = new CallHandOff(coreThread, core, callbacks, TimeUnit.MILLISECONDS.toNanos(callBackstopMillis),
-                clock);
+                clock, config.maxCallsInside());
         core.onEvent(e -> {
             if (e.contains("ALARM") || e.contains("DAMAGED") || e.contains("DATA LOSS")) {
                 LOG.warn("replication: {}", e); // an operator must see these
@@ -239,6 +239,11 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
      */
     public long backstopOutcomes() {
         return calls.backstopOutcomes();
+    }
+
+    /** Callers that had to wait for room in the replication client ({@code maxCallsInside}), since start. */
+    public long heldCallers() {
+        return calls.heldCallers();
     }
 
     /** Time discounted so far as this process's own pauses (see {@link ObservedClock}), in milliseconds. */
