@@ -2,8 +2,8 @@ package org.jameskvs.replication;
 
 /**
  * Heartbeat view of one node: the network state of its two paths, fed by PINGs, by every other
- * answer of the node (proof of life too) and by request timeouts. Node-wide (one connection pair per node serves every queue), while the management
- * table shows it per queue.
+ * answer of the node (proof of life too) and by request timeouts. Node-wide (one connection pair
+ * per node serves every queue), while the management table shows it per queue.
  */
 final class NodeHealth {
     final String node;
