@@ -26,9 +26,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * loop: what a long GC pause or CPU starvation does to it) while both servers are healthy;</li>
  * <li>every answer of both nodes on the path that carries the data reaches the client later and
  * later, up to 1.5 request timeouts late, while answers keep arriving (a backlog in front of the
- * client's reading: the PINGs wait behind the data), under an open-loop writer.</li>
+ * client's reading: the PINGs wait behind the data), under an open-loop writer;</li>
+ * <li>a writer offers far more than the replication can complete (answers 100 ms late, a small
+ * {@code maxCallsInside}): it is held back (back-pressure), not failed.</li>
  * </ul>
- * In both, no path may be marked NG, no put may fail, nothing may be rebuilt, and every
+ * In all three, no path may be marked NG, no put may fail, nothing may be rebuilt, and every
  * acknowledged put is on both copies. (That real silence is still detected is what
  * {@link AnswersDelayedTest}, {@link ActivePathCutTest} and {@link KillNineEachNodeTest} prove.)
  */
@@ -117,6 +119,24 @@ class ClientBehindTest {
         long acked = load.acknowledged();
         load.awaitAcknowledged(acked + 1_000, EVENT_WAIT);
         assertAllWellSince(mark, load, q, "answers up to " + delay + " ms late");
+    }
+
+    @Test
+    void aWriterFasterThanTheReplicationIsHeldBackNotFailed() throws Exception {
+        int room = 64;
+        cluster = new ProxiedCluster(dir, 2, c -> c.withMaxCallsInside(room)
+                .withPlacement(ReplicationConfig.PlacementRule.SPREAD, Map.of(Q, List.of("kvs1", "kvs2"))));
+        KvsQueue q = cluster.openWriter(Q, "james-a");
+        int mark = cluster.events.size();
+        // Every answer 100 ms late: the replication completes at most room / 0.1 s calls per second,
+        // while the writer offers as fast as it can, with far more than the room in flight.
+        setDelay(Duration.ofMillis(100));
+        PutLoad load = new PutLoad(ledger, Map.of(Q, q), "b-", 5_000, 1024, 2_000);
+        load.awaitAcknowledged(2_000, EVENT_WAIT);
+        setDelay(Duration.ZERO);
+        System.out.println("callers held for room (" + room + " calls inside): " + cluster.opener.heldCallers());
+        assertThat(cluster.opener.heldCallers()).as("the writer was held back by the bound on calls inside").isPositive();
+        assertAllWellSince(mark, load, q, "writer held back at " + room + " calls inside");
     }
 
     private void setDelay(Duration d) {
