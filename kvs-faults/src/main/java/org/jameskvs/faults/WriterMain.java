@@ -124,6 +124,7 @@ public final class WriterMain {
         sb.append("replication.leaseRenewMillis=").append(c.leaseRenew().toMillis()).append('\n');
         sb.append("replication.leaseTimeoutMillis=").append(c.leaseTimeout().toMillis()).append('\n');
         sb.append("replication.tickMillis=").append(c.tick().toMillis()).append('\n');
+        sb.append("replication.maxCallsInside=").append(c.maxCallsInside()).append('\n');
         try (OutputStream o = Files.newOutputStream(file)) {
             o.write(sb.toString().getBytes(StandardCharsets.UTF_8));
         }

@@ -31,6 +31,15 @@ import org.slf4j.LoggerFactory;
  * call, so a call gets exactly one outcome without any locking. Every backstop outcome is a state
  * machine bug: it is logged (WARN) and counted ({@link #backstopOutcomes()}, shown under the
  * management table), as is every call that failed inside the replication.
+ *
+ * <p><b>Back-pressure.</b> At most {@code maxInside} calls with a backstop (the data calls: put,
+ * delete, read, ...) are inside the replication at once, from submission to outcome. A caller
+ * beyond it waits for room, so a client that offers more than it can replicate slows its callers
+ * down instead of growing an unbounded backlog in the core's task queue (that backlog is what made
+ * the open-loop benchmark's JVM fall seconds behind, its GC pauses grow and its heartbeats go late:
+ * report/latency.md, "Where the tail comes from", point 7). Calls made on the core's loop or on the
+ * callback thread are never held (they would hold up what makes room) and take no room. A caller
+ * that finds no room within the backstop time gets the "unknown" outcome (nothing was sent).
  */
 final class CallHandOff {
     private static final Logger LOG = LoggerFactory.getLogger(CallHandOff.class);
@@ -38,6 +47,15 @@ final class CallHandOff {
     private final ReplicationCore state;
     private final Executor callbacks;
     private final long backstopNanos;
+    /** The core's clock (the opener's {@link ObservedClock}: the client's own pauses do not count). */
+    private final Clock clock;
+    /** Room for calls inside the replication (null: unbounded). */
+    private final java.util.concurrent.Semaphore room;
+    private final int maxInside;
+    /** The thread that delivers outcomes (the callback executor has one): never held for room. */
+    private volatile Thread callbackThread;
+    /** Callers that waited for room (back-pressure), since start: read from any thread. */
+    private final java.util.concurrent.atomic.AtomicLong heldCallers = new java.util.concurrent.atomic.AtomicLong();
     private final ArrayDeque<Call<?>> awaiting = new ArrayDeque<>();
     /** Outcomes produced in this event-loop pass, not yet handed to the callback thread (core loop only). */
     private ArrayList<Call<?>> ready = new ArrayList<>();
@@ -46,6 +64,18 @@ final class CallHandOff {
     private final java.util.concurrent.atomic.AtomicLong backstopOutcomes = new java.util.concurrent.atomic.AtomicLong();
 
     CallHandOff(EventLoop core, ReplicationCore state, Executor callbacks, long backstopNanos) {
+        this(core, state, callbacks, backstopNanos, Clock.SYSTEM, 0);
+    }
+
+    /**
+     * @param clock     read on the core's loop only: the same clock the state machine judges time by
+     * @param maxInside calls with a backstop inside the replication at once (0: unbounded)
+     */
+    CallHandOff(EventLoop core, ReplicationCore state, Executor callbacks, long backstopNanos, Clock clock,
+                int maxInside) {
+        this.clock = clock;
+        this.maxInside = maxInside;
+        this.room = maxInside > 0 ? new java.util.concurrent.Semaphore(maxInside) : null;
         this.core = core;
         this.state = state;
         this.callbacks = callbacks;
@@ -60,8 +90,31 @@ final class CallHandOff {
      */
     <T> CompletableFuture<T> submit(Function<ReplicationCore, CompletableFuture<T>> call, Function<String, T> unknown) {
         Call<T> c = new Call<>(call, unknown);
+        if (room != null && unknown != null && !core.inEventLoop() && Thread.currentThread() != callbackThread) {
+            if (!room.tryAcquire()) {
+                heldCallers.incrementAndGet();
+                boolean got;
+                try {
+                    got = room.tryAcquire(backstopNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    got = false;
+                }
+                if (!got) {
+                    c.out.complete(unknown.apply("no room in the replication client (" + maxInside
+                            + " calls inside) within " + backstopNanos / 1_000_000 + " ms: not sent"));
+                    return c.out;
+                }
+            }
+            c.holdsRoom = true;
+        }
         core.execute(c);
         return c.out;
+    }
+
+    /** Callers that had to wait for room (back-pressure), since start. */
+    long heldCallers() {
+        return heldCallers.get();
     }
 
     /** Calls that got the backstop's "unknown" outcome or failed inside the replication, since start. */
@@ -95,6 +148,7 @@ final class CallHandOff {
         List<Call<?>> batch = ready;
         ready = new ArrayList<>(Math.max(16, batch.size()));
         callbacks.execute(() -> {
+            callbackThread = Thread.currentThread();
             for (int i = 0, n = batch.size(); i < n; i++) {
                 batch.get(i).deliver();
             }
@@ -108,6 +162,8 @@ final class CallHandOff {
         final Function<String, T> unknown;
         long submittedAt;
         boolean done;
+        /** Took room at submission (set before the hand-off to the core): given back with the outcome. */
+        boolean holdsRoom;
         T value;
         Throwable failure;
 
@@ -118,7 +174,7 @@ final class CallHandOff {
 
         @Override
         public void run() {
-            submittedAt = System.nanoTime();
+            submittedAt = clock.nanoTime();
             if (unknown != null) {
                 awaiting.add(this);
             }
@@ -147,6 +203,10 @@ final class CallHandOff {
                 return;
             }
             done = true;
+            if (holdsRoom) {
+                holdsRoom = false;
+                room.release();
+            }
             while (awaiting.peek() != null && awaiting.peek().done) {
                 awaiting.poll(); // keep the FIFO short between sweeps
             }

@@ -18,6 +18,11 @@ final class Member {
     long openToken;
     long openSentAt;
     /**
+     * When the copy last answered a request on its path (core clock): answers come in request order,
+     * so while they keep coming the oldest request in flight is queued behind them, not lost.
+     */
+    long lastAnswerAt = Long.MIN_VALUE;
+    /**
      * A SYNC copy that became unreachable while no other SYNC copy was reachable: it is kept (it is
      * the authority) and the queue refuses writes until it is back.
      */

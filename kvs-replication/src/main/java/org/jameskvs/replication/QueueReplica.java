@@ -34,7 +34,8 @@ import java.util.concurrent.CompletableFuture;
  * answered at a number below the copy's own (it lost writes behind an open handle: a server back
  * without its journal, whose connection re-opened the handle by itself) does too, and goes to the
  * other copy.</li>
- * <li>A request unanswered on a member's path ({@code requestTimeout}), or a path the heartbeat
+ * <li>A request unanswered on a member's path (the copy silent for {@code requestTimeout} since it
+ * was sent: a copy that keeps answering is not silent), or a path the heartbeat
  * declared NG, switches the member to its other path: a new OPEN (higher generation, which fences
  * whatever is still in flight on the old path), then every unanswered request again, in order. A
  * retried PUT answering DUPLICATE_ID, or a retried DELETE answering NOT_FOUND, was applied the first
@@ -382,6 +383,7 @@ public final class QueueReplica {
             pathFailed(m, m.path, r.status() + " " + r.reason());
             return;
         }
+        m.lastAnswerAt = core.clock.nanoTime();
         if (s.seq > 0 && r.status() == Status.SEQ_GAP) {
             if (r.value() < m.seq) {
                 // Below a seq it already answered: the copy lost applied mutations (its server came
@@ -1130,7 +1132,7 @@ public final class QueueReplica {
                 continue;
             }
             Sent oldest = m.inflight.peek();
-            if (oldest != null && now - oldest.sentAt > timeout) {
+            if (oldest != null && unanswered(m, oldest, now, timeout)) {
                 pathFailed(m, m.path, "request timed out");
             }
         }
@@ -1314,6 +1316,19 @@ public final class QueueReplica {
                                 + "): outcome unknown"));
             }
         }
+    }
+
+    /**
+     * Whether the oldest request in flight to a copy counts as unanswered: the copy has been silent
+     * for {@code requestTimeout} since it was sent (no answer to it nor to anything else of this
+     * copy). A copy that keeps answering is alive and its answers come in request order, so the
+     * oldest one is queued behind them (a client behind with its reading, a node's queue of work):
+     * failing it over would only add a retry to the backlog. Bounded all the same, at the client
+     * connection's own limit (3 request timeouts), so that a request lost on a live connection
+     * still ends.
+     */
+    private static boolean unanswered(Member m, Sent oldest, long now, long timeout) {
+        return now - Math.max(oldest.sentAt, m.lastAnswerAt) > timeout || now - oldest.sentAt > 3 * timeout;
     }
 
     /** How long a parked mutation waits for a rebuild to start, or a rebuild's next step. */

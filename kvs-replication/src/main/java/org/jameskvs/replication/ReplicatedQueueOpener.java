@@ -48,6 +48,8 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
     private final ExecutorService callbacks;
     private final KvsNodeTransport transport;
     private final ReplicationCore core;
+    /** The core's clock (read on the core's thread only). */
+    private final ObservedClock clock;
     private final CallHandOff calls;
     /** Extra receivers of the state machine's events (tests wait for events instead of sleeping). */
     private final java.util.List<java.util.function.Consumer<String>> eventListeners =
@@ -72,9 +74,13 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
         });
         ReplicationCore[] holder = new ReplicationCore[1];
         this.transport = new KvsNodeTransport(config, tls, coreThread, r -> holder[0].onResponse(r));
-        this.core = new ReplicationCore(config, Clock.SYSTEM, transport);
+        // The state machine judges silence by observed time: a stretch in which this process could
+        // not run (GC, CPU starvation, a loop far behind) is not a node's silence (ObservedClock).
+        this.clock = new ObservedClock(Clock.SYSTEM, config.tick().toNanos() * 2);
+        this.core = new ReplicationCore(config, clock, transport);
         holder[0] = core;
-        this.calls = new CallHandOff(coreThread, core, callbacks, TimeUnit.MILLISECONDS.toNanos(callBackstopMillis));
+        this.calls = new CallHandOff(coreThread, core, callbacks, TimeUnit.MILLISECONDS.toNanos(callBackstopMillis),
+                clock, config.maxCallsInside());
         core.onEvent(e -> {
             if (e.contains("ALARM") || e.contains("DAMAGED") || e.contains("DATA LOSS")) {
                 LOG.warn("replication: {}", e); // an operator must see these
@@ -103,7 +109,7 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
     private void tick() {
         try {
             core.tick();
-            calls.sweep(System.nanoTime());
+            calls.sweep(clock.nanoTime());
         } catch (RuntimeException e) {
             LOG.error("replication tick failed", e);
         }
@@ -189,7 +195,7 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
             // Too few answers says nothing about the owner: keep watching.
             boolean heard = peeked.answered() >= config.nodes().size() - 1;
             MembershipRecord rec = peeked.record();
-            if (heard && watcher.expired(System.nanoTime(), rec)) {
+            if (heard && watcher.expired(clock.nanoTime(), rec)) {
                 LOG.info("replication: lease on {} expired ({}); taking over", name, rec == null ? "no record" : rec.owner());
                 core.takeOver(name, options).thenAccept(r -> {
                     if (r.isOk() || r.status() == Status.STALE_EPOCH) {
@@ -233,6 +239,16 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
      */
     public long backstopOutcomes() {
         return calls.backstopOutcomes();
+    }
+
+    /** Callers that had to wait for room in the replication client ({@code maxCallsInside}), since start. */
+    public long heldCallers() {
+        return calls.heldCallers();
+    }
+
+    /** Time discounted so far as this process's own pauses (see {@link ObservedClock}), in milliseconds. */
+    long pausedMillis() {
+        return clock.pausedNanos() / 1_000_000;
     }
 
     /** Receives every state-machine event line (on the core's thread: must not block). For tests and diagnostics. */

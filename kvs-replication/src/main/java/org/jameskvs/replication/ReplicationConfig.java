@@ -30,6 +30,10 @@ import java.util.Properties;
  * leaseRenewMillis                 2000      the owner rewrites its lease record this often
  * leaseTimeoutMillis               10000     a watcher that sees no renewal for this long may take over
  * tickMillis                       50        period of the timer that drives heartbeats and timeouts
+ * maxCallsInside                   8192      client calls (put, delete, read, ...) inside the
+ *                                            replication at once (submitted, no outcome yet); a
+ *                                            caller beyond it waits for room (back-pressure) instead
+ *                                            of growing an unbounded backlog in the client
  * </pre>
  * The placement group is the list of nodes; a replacement copy goes to the next healthy node of
  * the group after the queue's placement (never chosen by hashing per request).
@@ -42,7 +46,8 @@ import java.util.Properties;
 public record ReplicationConfig(List<NodeSpec> nodes, String user, String password, PlacementRule placementRule,
                                 Map<String, List<String>> placementOverrides, Duration heartbeatInterval,
                                 Duration heartbeatTimeout, Duration requestTimeout, int copyBlockMessages,
-                                int copyBlockBytes, Duration leaseRenew, Duration leaseTimeout, Duration tick) {
+                                int copyBlockBytes, Duration leaseRenew, Duration leaseTimeout, Duration tick,
+                                int maxCallsInside) {
 
     /** One KVS node: its name and the addresses of its two paths. */
     public record NodeSpec(String name, String activeHost, int activePort, String standbyHost, int standbyPort) {
@@ -57,6 +62,13 @@ public record ReplicationConfig(List<NodeSpec> nodes, String user, String passwo
 
     public enum PlacementRule { SPREAD, FIRST_TWO }
 
+    /**
+     * Default of {@code maxCallsInside}: far above what is in flight at full speed (100k calls/s at
+     * a few ms each), and each call adds one request per copy's connection, so the node clients'
+     * own backlog (1,024 on the wire + 16,384 waiting) cannot fill with client calls alone.
+     */
+    public static final int DEFAULT_MAX_CALLS_INSIDE = 8192;
+
     public ReplicationConfig {
         nodes = List.copyOf(nodes);
         placementOverrides = Map.copyOf(placementOverrides);
@@ -65,6 +77,9 @@ public record ReplicationConfig(List<NodeSpec> nodes, String user, String passwo
         }
         if (copyBlockMessages < 1 || copyBlockBytes < 1) {
             throw new IllegalArgumentException("copy block sizes must be positive");
+        }
+        if (maxCallsInside < 1) {
+            throw new IllegalArgumentException("maxCallsInside must be positive");
         }
         if (heartbeatTimeout.compareTo(heartbeatInterval) <= 0) {
             throw new IllegalArgumentException("heartbeatTimeout must exceed heartbeatInterval");
@@ -75,27 +90,32 @@ public record ReplicationConfig(List<NodeSpec> nodes, String user, String passwo
     public static ReplicationConfig of(List<NodeSpec> nodes, String user, String password) {
         return new ReplicationConfig(nodes, user, password, PlacementRule.SPREAD, Map.of(), Duration.ofMillis(500),
                 Duration.ofMillis(1500), Duration.ofMillis(2000), 1000, 4 << 20, Duration.ofMillis(2000),
-                Duration.ofMillis(10_000), Duration.ofMillis(50));
+                Duration.ofMillis(10_000), Duration.ofMillis(50), DEFAULT_MAX_CALLS_INSIDE);
     }
 
     public ReplicationConfig withTimings(Duration heartbeatInterval, Duration heartbeatTimeout, Duration requestTimeout) {
         return new ReplicationConfig(nodes, user, password, placementRule, placementOverrides, heartbeatInterval,
-                heartbeatTimeout, requestTimeout, copyBlockMessages, copyBlockBytes, leaseRenew, leaseTimeout, tick);
+                heartbeatTimeout, requestTimeout, copyBlockMessages, copyBlockBytes, leaseRenew, leaseTimeout, tick, maxCallsInside);
     }
 
     public ReplicationConfig withCopyBlock(int messages, int bytes) {
         return new ReplicationConfig(nodes, user, password, placementRule, placementOverrides, heartbeatInterval,
-                heartbeatTimeout, requestTimeout, messages, bytes, leaseRenew, leaseTimeout, tick);
+                heartbeatTimeout, requestTimeout, messages, bytes, leaseRenew, leaseTimeout, tick, maxCallsInside);
+    }
+
+    public ReplicationConfig withMaxCallsInside(int max) {
+        return new ReplicationConfig(nodes, user, password, placementRule, placementOverrides, heartbeatInterval,
+                heartbeatTimeout, requestTimeout, copyBlockMessages, copyBlockBytes, leaseRenew, leaseTimeout, tick, max);
     }
 
     public ReplicationConfig withLease(Duration renew, Duration timeout) {
         return new ReplicationConfig(nodes, user, password, placementRule, placementOverrides, heartbeatInterval,
-                heartbeatTimeout, requestTimeout, copyBlockMessages, copyBlockBytes, renew, timeout, tick);
+                heartbeatTimeout, requestTimeout, copyBlockMessages, copyBlockBytes, renew, timeout, tick, maxCallsInside);
     }
 
     public ReplicationConfig withPlacement(PlacementRule rule, Map<String, List<String>> overrides) {
         return new ReplicationConfig(nodes, user, password, rule, overrides, heartbeatInterval,
-                heartbeatTimeout, requestTimeout, copyBlockMessages, copyBlockBytes, leaseRenew, leaseTimeout, tick);
+                heartbeatTimeout, requestTimeout, copyBlockMessages, copyBlockBytes, leaseRenew, leaseTimeout, tick, maxCallsInside);
     }
 
     public List<String> nodeNames() {
@@ -144,7 +164,8 @@ public record ReplicationConfig(List<NodeSpec> nodes, String user, String passwo
                 millis(p, "requestTimeoutMillis", 2000),
                 Integer.parseInt(p.getProperty("replication.copyBlockMessages", "1000")),
                 Integer.parseInt(p.getProperty("replication.copyBlockBytes", String.valueOf(4 << 20))),
-                millis(p, "leaseRenewMillis", 2000), millis(p, "leaseTimeoutMillis", 10_000), millis(p, "tickMillis", 50));
+                millis(p, "leaseRenewMillis", 2000), millis(p, "leaseTimeoutMillis", 10_000), millis(p, "tickMillis", 50),
+                Integer.parseInt(p.getProperty("replication.maxCallsInside", String.valueOf(DEFAULT_MAX_CALLS_INSIDE))));
     }
 
     private static Duration millis(Properties p, String key, long def) {
@@ -165,6 +186,6 @@ public record ReplicationConfig(List<NodeSpec> nodes, String user, String passwo
         return "ReplicationConfig{nodes=" + nodes + ", user=" + user + ", rule=" + placementRule + ", overrides="
                 + placementOverrides + ", heartbeat=" + heartbeatInterval + "/" + heartbeatTimeout + ", requestTimeout="
                 + requestTimeout + ", copyBlock=" + copyBlockMessages + "/" + copyBlockBytes + ", lease=" + leaseRenew
-                + "/" + leaseTimeout + "}";
+                + "/" + leaseTimeout + ", maxCallsInside=" + maxCallsInside + "}";
     }
 }

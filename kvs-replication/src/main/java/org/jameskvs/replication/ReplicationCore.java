@@ -36,8 +36,15 @@ public final class ReplicationCore {
     private final Map<String, NodeHealth> health = new LinkedHashMap<>();
     private final Map<String, QueueReplica> replicas = new LinkedHashMap<>();
     private final List<ReadOnlyReplica> readers = new ArrayList<>();
-    /** Answer callbacks by request token: this table sees every request and answer. */
-    private final TokenTable<Consumer<NodeResponse>> pending = new TokenTable<>();
+    /** Requests awaiting an answer, by token: this table sees every request and answer. */
+    private final TokenTable<Waiting> pending = new TokenTable<>();
+
+    /**
+     * A request awaiting its answer: the callback and the node path it went on. Any answer the node
+     * sent on that path proves the path alive (see {@link #onResponse}).
+     */
+    private record Waiting(NodeHealth health, int path, Consumer<NodeResponse> onAnswer) {
+    }
     private long nextToken = 1;
     private Consumer<String> eventSink;
 
@@ -389,10 +396,27 @@ public final class ReplicationCore {
 
     /** A node's answer; unknown or forgotten tokens (late answers) are ignored. */
     public void onResponse(NodeResponse r) {
-        Consumer<NodeResponse> c = pending.remove(r.token());
-        if (c != null) {
-            c.accept(r);
+        Waiting w = pending.remove(r.token());
+        if (w != null) {
+            if (fromTheNode(r.status())) {
+                // Any answer proves the path alive, not only a PING's: under load the PING waits
+                // behind the data on the same connection, and a path that keeps answering data
+                // must not be declared silent because its PING answer is late.
+                w.health().answered(w.path(), clock.nanoTime());
+            }
+            w.onAnswer().accept(r);
         }
+    }
+
+    /**
+     * Statuses only a node's answer carries (the client library makes up TIMEOUT, CONNECTION_LOST,
+     * BACKLOG_FULL, BAD_REQUEST, ... locally, without hearing from the node): proof of life.
+     */
+    private static boolean fromTheNode(org.jameskvs.protocol.Status s) {
+        return switch (s) {
+            case OK, NOT_FOUND, DUPLICATE_ID, NO_SUCH_QUEUE, STALE_EPOCH, QUEUE_LOCKED, QUEUE_FULL, SEQ_TOO_OLD -> true;
+            default -> false;
+        };
     }
 
     /** Marks a path NG (heartbeat or request timeout) and tells every queue. */
@@ -416,7 +440,7 @@ public final class ReplicationCore {
     }
 
     void send(NodeRequest r, Consumer<NodeResponse> onAnswer) {
-        pending.put(r.token(), onAnswer);
+        pending.put(r.token(), new Waiting(health(r.node()), r.path().ordinal(), onAnswer));
         transport.send(r);
     }
 

@@ -17,7 +17,10 @@
  * Netty event loop, the real clock; callers' outcomes handed to one callback thread in batches, in
  * the order the state machine produced them, with a backstop (6 request timeouts, longer while a
  * rebuild makes progress: mutations parked on it wait) that gives a call the "unknown" outcome if
- * the state machine ever gives none. Hot-path structures: {@code TokenTable}
+ * the state machine ever gives none, and a bound on the calls inside it ({@code maxCallsInside}:
+ * callers beyond it wait, back-pressure instead of an unbounded backlog). The state machine judges
+ * silence by {@code ObservedClock}: time in which the core's thread could not run (GC, CPU
+ * starvation, a blocked loop) is not a node's silence. Hot-path structures: {@code TokenTable}
  * (answers by token), {@code MemberMap} (per-mutation answers). Configuration:
  * {@link org.jameskvs.replication.ReplicationConfig}.</li>
  * </ul>
@@ -48,6 +51,11 @@
  * member's reopen it is NG and rebuilt from the intact copy (the rebuild's CLEAR ends the mark).
  * With no intact copy it is served with an ALARM event; with an intact one away, the open waits.</li>
  * <li>Exactly one outcome per call; futures never complete exceptionally.</li>
+ * <li><b>A node is declared lost for its silence only</b>: any answer on a path (not only a PING's)
+ * proves it alive; a request fails over only when its copy has been silent for
+ * {@code requestTimeout} since it was sent (at most 3 request timeouts in all); and the client's own
+ * standstills do not count as silence ({@code ClientBehindTest}). A node killed, frozen or cut off
+ * is still marked NG within about {@code heartbeatTimeout} of time the client could observe.</li>
  * <li>No split brain: writers are fenced by epochs (see {@code Epochs} and {@code OpenProcedure}).
  * After a takeover completes, no mutation the previous owner issues can be acknowledged.</li>
  * </ul>
@@ -81,6 +89,10 @@
  * may be behind the other one (by at most the writes in flight, or by one recheck interval,
  * {@code leaseRenew}, after it was isolated); the reader switches when it fails or the record stops
  * naming it, and {@code ReadResult.positionSpace} changes (see {@code ReadOnlyReplica}).</li>
+ * <li>A client standstill longer than 3 request timeouts (6 s) still breaks the node connections
+ * that had requests in flight (the KvsClient's own timeout, on real time): those paths fail, and a
+ * node both of whose connections broke is lost as before.
+ * The lease is renewed on observed time, so a standstill delays the next renewal by its length.</li>
  * <li>Positions are still assigned by each server (not yet the PUT's seq), and a copy that missed
  * mutations is still rebuilt in full (CLEAR and copy), not brought up by its missing suffix.</li>
  * </ul>

@@ -84,4 +84,57 @@ class CallHandOffTest {
         CompletableFuture<String> plain = calls.submit(c -> CompletableFuture.failedFuture(new IllegalStateException("bug 3")), null);
         assertThat(plain).failsWithin(5, TimeUnit.SECONDS);
     }
+
+    @Test
+    void callersBeyondTheRoomWaitForAnOutcomeInsteadOfGrowingABacklog() throws Exception {
+        CallHandOff bounded = new CallHandOff(core, null, callbacks, TimeUnit.SECONDS.toNanos(10), Clock.SYSTEM, 2);
+        CompletableFuture<String> first = new CompletableFuture<>();
+        CompletableFuture<String> second = new CompletableFuture<>();
+        CompletableFuture<String> out1 = bounded.submit(c -> first, why -> "unknown");
+        CompletableFuture<String> out2 = bounded.submit(c -> second, why -> "unknown");
+        java.util.concurrent.atomic.AtomicBoolean thirdRan = new java.util.concurrent.atomic.AtomicBoolean();
+        ExecutorService caller = Executors.newSingleThreadExecutor();
+        try {
+            CompletableFuture<CompletableFuture<String>> third = CompletableFuture.supplyAsync(() -> bounded.submit(c -> {
+                thirdRan.set(true);
+                return CompletableFuture.completedFuture("third");
+            }, why -> "unknown"), caller);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (bounded.heldCallers() == 0) { // the caller found no room and waits
+                assertThat(System.nanoTime()).as("the third caller waits for room").isLessThan(deadline);
+                Thread.sleep(5);
+            }
+            core.submit(() -> { }).sync(); // the core ran everything handed to it so far
+            assertThat(thirdRan).as("a call beyond the room is not handed to the core").isFalse();
+            assertThat(third).isNotDone();
+            // A call made on the core's own loop is never held (it would hold up what makes room).
+            CompletableFuture<String> fromCore = core.submit(() -> bounded.submit(c -> CompletableFuture.completedFuture("core"),
+                    why -> "unknown")).get(5, TimeUnit.SECONDS);
+            assertThat(fromCore.get(5, TimeUnit.SECONDS)).isEqualTo("core");
+
+            core.submit(() -> first.complete("one")).sync(); // an outcome makes room
+            assertThat(out1.get(5, TimeUnit.SECONDS)).isEqualTo("one");
+            assertThat(third.get(5, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS)).isEqualTo("third");
+            assertThat(thirdRan).isTrue();
+            core.submit(() -> second.complete("two")).sync();
+            assertThat(out2.get(5, TimeUnit.SECONDS)).isEqualTo("two");
+        } finally {
+            caller.shutdownNow();
+        }
+    }
+
+    @Test
+    void aCallerThatFindsNoRoomWithinTheBackstopGetsTheUnknownOutcomeAndNothingIsSent() throws Exception {
+        CallHandOff bounded = new CallHandOff(core, null, callbacks, TimeUnit.MILLISECONDS.toNanos(200), Clock.SYSTEM, 1);
+        CompletableFuture<String> stuck = bounded.submit(c -> new CompletableFuture<>(), why -> "unknown: " + why);
+        java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
+        CompletableFuture<String> refused = bounded.submit(c -> {
+            ran.set(true);
+            return CompletableFuture.completedFuture("sent");
+        }, why -> "unknown: " + why);
+        assertThat(refused.get(5, TimeUnit.SECONDS)).startsWith("unknown: no room in the replication client (1 calls inside)")
+                .endsWith("not sent");
+        assertThat(ran).isFalse();
+        assertThat(stuck).isNotDone();
+    }
 }
