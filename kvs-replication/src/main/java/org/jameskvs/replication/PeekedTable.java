@@ -10,7 +10,8 @@ import java.util.function.Function;
  * The management table of one queue as an outsider sees it (an admin command, not the writer):
  * built from a {@link ReplicationCore#peekRecord read-only peek}, so nothing is fenced. SYNC states
  * come from the newest replication record (what its writer last wrote), transaction numbers and
- * epochs from each node's own OPEN answer, path states from this process's heartbeats. One row per
+ * epochs from each node's own OPEN answer (its wire epoch, shown as the writer's epoch counter as
+ * the writer's own table does), path states from this process's heartbeats. One row per
  * node that holds the queue, and one per copy the record names that did not answer.
  */
 final class PeekedTable {
@@ -39,7 +40,7 @@ final class PeekedTable {
                 note = "record " + version(newest) + ", owner " + newest.owner();
             }
             rows.add(row(queue, h.node(), health.apply(h.node()), entry == null ? SyncState.NG : entry.sync(), h.txn(),
-                Epochs.counter(h.epoch()), note));
+                Epochs.counter(Epochs.fencingOf(h.epoch())), note));
         }
         if (newest != null) {
             for (MembershipRecord.Entry e : newest.members()) {

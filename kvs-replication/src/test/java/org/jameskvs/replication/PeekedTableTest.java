@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
  */
 class PeekedTableTest {
     private static final List<String> GROUP = List.of("kvs1", "kvs2", "kvs3");
+    /** The record carries the writer's fencing epoch; each node answers with its wire epoch (generations differ). */
     private static final long EPOCH = Epochs.fencing(7, 3);
 
     private final Map<String, NodeHealth> health = Map.of("kvs1", new NodeHealth("kvs1", 0), "kvs2",
@@ -26,9 +27,9 @@ class PeekedTableTest {
         MembershipRecord older = record(4, SyncState.SYNC, SyncState.SYNC);
         health.get("kvs2").set(NodePath.ACTIVE, NetState.NG);
         ReplicationCore.Peeked peeked = new ReplicationCore.Peeked(newest, 3, Arrays.asList(
-            new ReplicationCore.Holder("kvs1", NodePath.ACTIVE, newest, 120, EPOCH, 51),
-            new ReplicationCore.Holder("kvs2", NodePath.STANDBY, older, 118, EPOCH, 51),
-            new ReplicationCore.Holder("kvs3", NodePath.ACTIVE, null, 1, EPOCH, 0)));
+            new ReplicationCore.Holder("kvs1", NodePath.ACTIVE, newest, 120, Epochs.wire(EPOCH, 1), 51),
+            new ReplicationCore.Holder("kvs2", NodePath.STANDBY, older, 118, Epochs.wire(EPOCH, 2), 51),
+            new ReplicationCore.Holder("kvs3", NodePath.ACTIVE, null, 1, Epochs.wire(EPOCH, 3), 0)));
 
         List<ManagementTable.Row> rows = PeekedTable.of("q", peeked, GROUP, health::get).rows();
 
@@ -47,12 +48,13 @@ class PeekedTableTest {
     void aCopyThatDidNotAnswerIsShownWithoutTxn() {
         MembershipRecord newest = record(2, SyncState.SYNC, SyncState.SYNC);
         ReplicationCore.Peeked peeked = new ReplicationCore.Peeked(newest, 1, Arrays.asList(
-            new ReplicationCore.Holder("kvs1", NodePath.ACTIVE, newest, 9, EPOCH, 3), null, null));
+            new ReplicationCore.Holder("kvs1", NodePath.ACTIVE, newest, 9, Epochs.wire(EPOCH, 1), 3), null, null));
 
         List<ManagementTable.Row> rows = PeekedTable.of("q", peeked, GROUP, health::get).rows();
 
         assertThat(rows).extracting(ManagementTable.Row::node).containsExactly("kvs1", "kvs2");
         assertThat(rows.get(1).txn()).isEqualTo(-1);
+        assertThat(rows).extracting(ManagementTable.Row::epoch).containsOnly(7L);
         assertThat(rows.get(1).note()).isEqualTo("copy did not answer");
         assertThat(rows.get(1).copy()).isTrue();
     }

@@ -59,9 +59,9 @@ final class QueueListing {
                 rows.add(new String[] {"(unreachable)", node.name(), "", "", "", "", "", "", "", e.getMessage()});
             }
         }
-        out.println("MSGS: mail on that node (the replication's own record not counted); BYTES: what the node stores for"
-            + " them; EPOCH: the writer's fencing epoch on the node; TXN: the copy's transaction number; SEQ, DIGEST: the"
-            + " copy's last sequence number and content digest (equal on copies in sync)");
+        out.println("MSGS: mail on that node (the replication's own record not counted); BYTES: their bodies"
+            + " (the record has none); EPOCH: the writer's fencing epoch on the node; TXN: the copy's transaction number;"
+            + " SEQ, DIGEST: the copy's last sequence number and content digest (equal on copies in sync)");
         out.printf("%-40s %-8s %8s %12s %-24s %20s %10s %10s %-16s%n", "QUEUE", "NODE", "MSGS", "BYTES", "OWNER", "EPOCH", "TXN",
             "SEQ", "DIGEST");
         rows.sort((a, b) -> (a[0] + a[1]).compareTo(b[0] + b[1]));
@@ -81,7 +81,9 @@ final class QueueListing {
 
     /** The copies the newest replication record names, as {@code node:SYNC} (see {@code kvs-admin table}). */
     private String copies(String name) {
-        ManagementTable table = Futures.await(opener.peekTable(name), configuration.requestTimeout().multipliedBy(2), "table of " + name);
+        // Twice the request timeout: the peek itself ends after one request timeout with what answered.
+        ManagementTable table = Futures.await(opener.peekTable(name), configuration.requestTimeout().multipliedBy(2),
+            "table of " + name);
         List<String> copies = table.rows().stream().filter(ManagementTable.Row::copy).map(r -> r.node() + ":" + r.sync()).toList();
         return copies.isEmpty() ? "-" : String.join(" ", copies);
     }

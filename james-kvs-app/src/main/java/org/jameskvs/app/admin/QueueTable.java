@@ -27,7 +27,9 @@ final class QueueTable {
 
     /** @return false when no node holds the queue */
     boolean print(String queue, PrintStream out) {
-        ManagementTable table = Futures.await(opener.peekTable(queue), configuration.requestTimeout().multipliedBy(2), "table of " + queue);
+        // Twice the request timeout: the peek itself ends after one request timeout with what answered.
+        ManagementTable table = Futures.await(opener.peekTable(queue), configuration.requestTimeout().multipliedBy(2),
+            "table of " + queue);
         out.print(table.format());
         out.println();
         out.printf("%-10s %-6s %-6s%n", "KVS", "NET(A)", "NET(S)");
