@@ -16,7 +16,9 @@ import org.jameskvs.james.cluster.ClusterWatch;
  * renewals of the namespace's writer (seconds), so the route answers 201 with a task id at once and
  * {@code GET /tasks/{id}} follows it. The task completes once the namespace is claimed (moving the
  * mail then runs on, see {@code GET /kvs/cluster/adoptions}); it fails when another node holds the
- * claim or the claim threw. Its details name the namespace and the adoption as it stood then.
+ * claim or the claim threw. Its details name the namespace and the adoption's state (CLAIMING while
+ * the claim runs, then as {@code GET /kvs/cluster/adoptions} shows it; FAILED with the reason when
+ * the claim threw).
  */
 public class AdoptNamespaceTask implements Task {
     public static final TaskType TYPE = TaskType.of("kvs-adopt-namespace");
@@ -25,6 +27,8 @@ public class AdoptNamespaceTask implements Task {
     private final String namespace;
     private final Clock clock;
     private final AtomicReference<AdoptionView> outcome = new AtomicReference<>();
+    /** Why the claim threw (null: it did not); shown as state FAILED. */
+    private volatile String failure;
 
     public AdoptNamespaceTask(ClusterWatch cluster, String namespace, Clock clock) {
         this.cluster = cluster;
@@ -44,9 +48,11 @@ public class AdoptNamespaceTask implements Task {
             return Result.COMPLETED;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            failure = "interrupted";
             return Result.PARTIAL;
         } catch (Exception e) {
             LOGGER.error("adopting namespace {} failed", namespace, e);
+            failure = String.valueOf(e.getMessage());
             return Result.PARTIAL;
         }
     }
@@ -59,8 +65,10 @@ public class AdoptNamespaceTask implements Task {
     @Override
     public Optional<TaskExecutionDetails.AdditionalInformation> details() {
         AdoptionView view = outcome.get();
-        return Optional.of(new Details(namespace, view == null ? "CLAIMING" : view.state(),
-            view == null ? 0 : view.moved(), view == null ? null : view.endReason(), clock.instant()));
+        if (view == null) {
+            return Optional.of(new Details(namespace, failure == null ? "CLAIMING" : "FAILED", 0, failure, clock.instant()));
+        }
+        return Optional.of(new Details(namespace, view.state(), view.moved(), view.endReason(), clock.instant()));
     }
 
     /** What {@code GET /tasks/{id}} shows as {@code additionalInformation} (see {@link AdoptNamespaceTaskDetailsDTO}). */
