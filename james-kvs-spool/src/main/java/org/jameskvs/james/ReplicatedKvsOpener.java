@@ -5,6 +5,7 @@ import org.jameskvs.client.OpenOptions;
 import org.jameskvs.client.OpenResult;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
 import org.jameskvs.replication.Lease;
+import org.jameskvs.replication.ManagementTable;
 import org.jameskvs.replication.ReplicatedQueueOpener;
 import org.jameskvs.replication.ReplicationConfig;
 
@@ -89,6 +90,11 @@ public final class ReplicatedKvsOpener implements KvsQueueOpener, AutoCloseable 
      */
     public String managementTable() {
         return opener.managementTable().format() + "call backstop outcomes: " + opener.backstopOutcomes() + "\n";
+    }
+
+    /** Admin: one queue's management table, read from the nodes without fencing (kvs-admin table). */
+    public CompletableFuture<ManagementTable> peekTable(String name) {
+        return opener.peekTable(name);
     }
 
     @PreDestroy

@@ -13,7 +13,16 @@ public record ManagementTable(List<Row> rows, Map<String, NetState[]> nodes) {
     /** One copy of one queue. {@code txn} is -1 when unknown (isolated); {@code epoch} is the writer's epoch counter. */
     public record Row(String queue, String node, NetState networkA, NetState networkS, SyncState sync, long txn,
                       long epoch, String note) {
+        /** False for a node an outsider's table shows holding the queue without being a copy of it. */
+        public boolean copy() {
+            return !note.equals(NOT_A_COPY) && !note.equals(NO_RECORD);
+        }
     }
+
+    /** Note of a row read by an outsider ({@code ReplicatedQueueOpener.peekTable}): the record does not name the node. */
+    public static final String NOT_A_COPY = "not a copy";
+    /** Note of a row read by an outsider: the node holds the queue, no replication record names its copies. */
+    public static final String NO_RECORD = "no replication record";
 
     public ManagementTable {
         rows = List.copyOf(rows);

@@ -171,6 +171,15 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
                 .map(rec -> new Lease(rec.owner(), rec.epoch(), rec.seq()))));
     }
 
+    /**
+     * Admin: one queue's management table read from the nodes with read handles (fences nothing):
+     * each node holding it, its sync state in the newest replication record, its transaction number
+     * and epoch (see {@link PeekedTable}). For the writer's own live table see {@link #managementTable}.
+     */
+    public CompletableFuture<ManagementTable> peekTable(String name) {
+        return onCore(c -> c.peekTable(name));
+    }
+
     /** Admin: takes the queue from whichever James node holds it (a higher epoch fences it). */
     public CompletableFuture<OpenResult> takeOver(String name, OpenOptions options) {
         return openWith(name, options, true);

@@ -218,6 +218,11 @@ public final class ReplicationCore {
         return new ManagementTable(rows, nodes);
     }
 
+    /** One queue's management table as an outsider sees it (see {@link PeekedTable}); nothing is fenced. */
+    CompletableFuture<ManagementTable> peekTable(String queue) {
+        return peekRecord(queue).thenApply(p -> PeekedTable.of(queue, p, config.nodeNames(), this::health));
+    }
+
     /**
      * What {@link #peekRecord} found: the newest record (null if none), how many nodes answered,
      * and every node that has the queue and answered the record read ({@code holders}, group order).

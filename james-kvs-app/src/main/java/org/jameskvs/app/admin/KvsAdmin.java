@@ -11,8 +11,10 @@ import org.jameskvs.james.config.KvsSpoolConfiguration;
  * {@code bin/kvs-admin}: the KVS side of a James cluster, read with a James node's
  * {@code kvs-spool.properties} (its {@code replication.*} nodes and credentials).
  * <pre>
- * kvs-admin CONF_DIR list [PREFIX]                 every queue: per copy (KVS node) size, bytes, owner, epoch,
- *                                                  txn (sequence); the lease (owner, epoch, seq) and the copies
+ * kvs-admin CONF_DIR list [PREFIX]                 every queue: per KVS node holding it the mail count, bytes,
+ *                                                  owner, epoch, txn, last seq and digest; the lease (owner, epoch,
+ *                                                  record seq) and the copies with their sync state
+ * kvs-admin CONF_DIR table QUEUE                   the management table of QUEUE (paths, sync, txn, epoch, note)
  * kvs-admin CONF_DIR export QUEUE DIR              each mail of QUEUE as DIR/&lt;n&gt;.eml (read-only: fences nothing)
  * kvs-admin CONF_DIR import QUEUE DIR [--take-over] every DIR/*.eml into QUEUE (sender from Return-Path or From,
  *                                                  recipients from To, Cc): refused while a writer holds QUEUE,
@@ -33,7 +35,7 @@ public final class KvsAdmin {
     /** @return the exit status: 0 done, 1 failed, 2 bad usage */
     public static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
         if (args.length < 2) {
-            err.println("usage: kvs-admin CONF_DIR list [PREFIX] | export QUEUE DIR | import QUEUE DIR [--take-over]");
+            err.println("usage: kvs-admin CONF_DIR list [PREFIX] | table QUEUE | export QUEUE DIR | import QUEUE DIR [--take-over]");
             return 2;
         }
         KvsSpoolConfiguration configuration = KvsSpoolConfiguration.load(Path.of(args[0]));
@@ -46,6 +48,17 @@ public final class KvsAdmin {
             switch (args[1]) {
                 case "list" -> {
                     new QueueListing(configuration, opener).print(rest.length > 0 ? rest[0] : "", out);
+                    return 0;
+                }
+                case "table" -> {
+                    if (rest.length != 1) {
+                        err.println("usage: kvs-admin CONF_DIR table QUEUE");
+                        return 2;
+                    }
+                    if (!new QueueTable(configuration, opener).print(rest[0], out)) {
+                        err.println("kvs-admin: no KVS node holds " + rest[0]);
+                        return 1;
+                    }
                     return 0;
                 }
                 case "export" -> {
@@ -67,7 +80,7 @@ public final class KvsAdmin {
                     return 0;
                 }
                 default -> {
-                    err.println("kvs-admin: unknown command " + args[1] + " (list, export, import)");
+                    err.println("kvs-admin: unknown command " + args[1] + " (list, table, export, import)");
                     return 2;
                 }
             }

@@ -16,13 +16,15 @@ import org.jameskvs.james.Futures;
 import org.jameskvs.james.ReplicatedKvsOpener;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
 import org.jameskvs.replication.Lease;
+import org.jameskvs.replication.ManagementTable;
 import org.jameskvs.replication.ReplicationConfig;
 
 /**
  * {@code kvs-admin list}: asks every KVS node of the group directly (one plain connection each, a
  * read-only STAT per queue: nothing is fenced) what it holds, and the group for each queue's lease.
- * A queue appears once per node holding it; a node holding an empty queue that is no copy (what a
- * takeover's fencing leaves) shows size 0 and no lease column of its own.
+ * A queue appears once per node holding it (mail count, bytes, owner, epoch, transaction number, last
+ * sequence number and digest); then once with its lease and its copies with their sync state. A node
+ * holding an empty queue that is no copy (what a takeover's fencing leaves) shows 0 and is no copy.
  */
 final class QueueListing {
     private final KvsSpoolConfiguration configuration;
@@ -54,39 +56,52 @@ final class QueueListing {
                     rows.add(row(client, node.name(), queue));
                 }
             } catch (RuntimeException e) {
-                rows.add(new String[] {"(unreachable)", node.name(), "", "", "", "", "", e.getMessage()});
+                rows.add(new String[] {"(unreachable)", node.name(), "", "", "", "", "", "", "", e.getMessage()});
             }
         }
-        out.println("MSGS: messages on that node, a replicated copy's replication record (its lease) included;"
-            + " BYTES: their bodies; EPOCH: the writer's fencing epoch on the node; TXN: the copy's transaction number");
-        out.printf("%-40s %-8s %8s %12s %-24s %14s %10s%n", "QUEUE", "NODE", "MSGS", "BYTES", "OWNER", "EPOCH", "TXN");
+        out.println("MSGS: mail on that node (the replication's own record not counted); BYTES: their bodies"
+            + " (the record has none); EPOCH: the writer's fencing epoch on the node; TXN: the copy's transaction number;"
+            + " SEQ, DIGEST: the copy's last sequence number and content digest (equal on copies in sync)");
+        out.printf("%-40s %-8s %8s %12s %-24s %20s %10s %10s %-16s%n", "QUEUE", "NODE", "MSGS", "BYTES", "OWNER", "EPOCH", "TXN",
+            "SEQ", "DIGEST");
         rows.sort((a, b) -> (a[0] + a[1]).compareTo(b[0] + b[1]));
         for (String[] row : rows) {
-            out.printf("%-40s %-8s %8s %12s %-24s %14s %10s%s%n", row[0], row[1], row[2], row[3], row[4], row[5], row[6],
-                row[7].isEmpty() ? "" : "  " + row[7]);
+            out.printf("%-40s %-8s %8s %12s %-24s %20s %10s %10s %-16s%s%n", row[0], row[1], row[2], row[3], row[4], row[5], row[6],
+                row[7], row[8], row[9].isEmpty() ? "" : "  " + row[9]);
         }
-        out.printf("%n%-40s %-32s %10s %8s  %s%n", "QUEUE", "LEASE OWNER", "EPOCH", "SEQ", "COPIES (nodes holding messages)");
+        out.printf("%n%-40s %-32s %20s %8s  %s%n", "QUEUE", "LEASE OWNER", "EPOCH", "REC.SEQ",
+            "COPIES (node:sync state in the newest replication record)");
         for (String name : names) {
             Optional<Lease> lease = Futures.await(opener.peekLease(name), configuration.requestTimeout(), "lease of " + name);
-            List<String> copies = rows.stream().filter(r -> r[0].equals(name) && !r[2].equals("0")).map(r -> r[1]).toList();
-            out.printf("%-40s %-32s %10s %8s  %s%n", name, lease.map(Lease::owner).orElse("-"),
+            out.printf("%-40s %-32s %20s %8s  %s%n", name, lease.map(Lease::owner).orElse("-"),
                 lease.map(l -> String.valueOf(l.epoch())).orElse("-"), lease.map(l -> String.valueOf(l.seq())).orElse("-"),
-                copies);
+                copies(name));
         }
+    }
+
+    /** The copies the newest replication record names, as {@code node:SYNC} (see {@code kvs-admin table}). */
+    private String copies(String name) {
+        // Twice the request timeout: the peek itself ends after one request timeout with what answered.
+        ManagementTable table = Futures.await(opener.peekTable(name), configuration.requestTimeout().multipliedBy(2),
+            "table of " + name);
+        List<String> copies = table.rows().stream().filter(ManagementTable.Row::copy).map(r -> r.node() + ":" + r.sync()).toList();
+        return copies.isEmpty() ? "-" : String.join(" ", copies);
     }
 
     private String[] row(KvsClient client, String node, QueueInfo queue) {
         OpenResult open = Futures.await(client.open(queue.name(), OpenOptions.reader()), configuration.requestTimeout(),
             "open " + queue.name());
         if (!open.isOk()) {
-            return new String[] {queue.name(), node, String.valueOf(queue.size()), "", "", "", String.valueOf(queue.txn()),
+            return new String[] {queue.name(), node, String.valueOf(queue.size()), "", "", "", String.valueOf(queue.txn()), "", "",
                 "stat: " + open.status()};
         }
         try {
             QueueStat stat = Futures.await(open.queue().stat(), configuration.requestTimeout(), "stat " + queue.name());
-            return new String[] {queue.name(), node, String.valueOf(stat.size()), String.valueOf(stat.bytes()),
+            // MSGS from LIST, which counts mail only (the server leaves out reserved ids); STAT's size is raw.
+            return new String[] {queue.name(), node, String.valueOf(queue.size()), String.valueOf(stat.bytes()),
                 stat.owner() == null || stat.owner().isEmpty() ? "-" : stat.owner(), String.valueOf(stat.epoch()),
-                String.valueOf(stat.txn()), ""};
+                String.valueOf(stat.txn()), stat.lastSeq() < 0 ? "-" : String.valueOf(stat.lastSeq()),
+                Long.toHexString(stat.digest()), ""};
         } finally {
             open.queue().close();
         }

@@ -1,12 +1,16 @@
 package org.jameskvs.app.cluster;
 
+import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import javax.inject.Inject;
 
+import org.apache.james.task.Task;
+import org.apache.james.task.TaskManager;
 import org.apache.james.webadmin.Routes;
+import org.apache.james.webadmin.tasks.TaskFromRequest;
 import org.apache.james.webadmin.utils.ErrorResponder;
 import org.apache.james.webadmin.utils.JsonTransformer;
 import org.eclipse.jetty.http.HttpStatus;
@@ -27,23 +31,27 @@ import spark.Service;
  *                                              unrenewedMillis, expired, adoptedHere)
  * GET    /kvs/cluster/adoptions                the namespaces this node adopted (state, moved, queues, ...)
  * PUT    /kvs/cluster/adoptions/{namespace}    adopt a namespace now, whatever its lease says (its writer, if
- *                                              alive, is fenced): 200 with the adoption after the claim; 409 if
- *                                              another node holds the claim; 400 for this node's own namespace
+ *                                              alive, is fenced): a James task ({@link AdoptNamespaceTask}), 201
+ *                                              with its taskId; it fails if another node holds the claim; 400 at
+ *                                              once for this node's own namespace
  * DELETE /kvs/cluster/adoptions/{namespace}    give an adopted namespace up: 204; 404 if not adopted here
  * </pre>
- * The claim takes two lease renewals (a few seconds), so PUT answers synchronously; moving the mail
- * then runs in the background (follow it with GET, {@code moved} and {@code state}).
+ * The claim takes two lease renewals (a few seconds): PUT answers with a task id at once, as James's
+ * long operations do ({@code GET /tasks/{id}}, {@code /tasks/{id}/await}); the task ends with the claim,
+ * moving the mail then runs in the background (follow it with GET adoptions, {@code moved} and {@code state}).
  */
 public class KvsClusterRoutes implements Routes {
     public static final String BASE = "/kvs/cluster";
 
     private final ClusterWatch cluster;
     private final JsonTransformer json;
+    private final TaskManager taskManager;
 
     @Inject
-    public KvsClusterRoutes(ClusterWatch cluster, JsonTransformer json) {
+    public KvsClusterRoutes(ClusterWatch cluster, JsonTransformer json, TaskManager taskManager) {
         this.cluster = cluster;
         this.json = json;
+        this.taskManager = taskManager;
     }
 
     @Override
@@ -56,7 +64,7 @@ public class KvsClusterRoutes implements Routes {
         service.get(BASE, (request, response) -> node(), json);
         service.get(BASE + "/nodes", (request, response) -> peers(), json);
         service.get(BASE + "/adoptions", (request, response) -> adoptions(), json);
-        service.put(BASE + "/adoptions/:namespace", this::adopt, json);
+        service.put(BASE + "/adoptions/:namespace", ((TaskFromRequest) this::adoptTask).asRoute(taskManager), json);
         service.delete(BASE + "/adoptions/:namespace", this::release);
     }
 
@@ -82,23 +90,16 @@ public class KvsClusterRoutes implements Routes {
         return cluster.adoptions().stream().map(KvsClusterRoutes::adoption).toList();
     }
 
-    private Object adopt(Request request, Response response) {
+    /** The adopt task of the namespace the request names; refuses (400) what {@link ClusterWatch#adoptNow} would. */
+    private Task adoptTask(Request request) {
         String namespace = namespace(request);
-        AdoptionView view;
         try {
-            view = cluster.adoptNow(namespace);
+            cluster.checkAdoptable(namespace);
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw ErrorResponder.builder().statusCode(HttpStatus.BAD_REQUEST_400).type(ErrorResponder.ErrorType.INVALID_ARGUMENT)
                 .message(e.getMessage()).haltError();
-        } catch (Exception e) {
-            throw ErrorResponder.builder().statusCode(HttpStatus.INTERNAL_SERVER_ERROR_500).type(ErrorResponder.ErrorType.SERVER_ERROR)
-                .message("adopting " + namespace + " failed").cause(e).haltError();
         }
-        if (view.state().equals("ENDED")) {
-            throw ErrorResponder.builder().statusCode(HttpStatus.CONFLICT_409).type(ErrorResponder.ErrorType.WRONG_STATE)
-                .message("namespace " + namespace + " not adopted: " + view.endReason()).haltError();
-        }
-        return adoption(view);
+        return new AdoptNamespaceTask(cluster, namespace, Clock.systemUTC());
     }
 
     private Object release(Request request, Response response) throws Exception {

@@ -154,12 +154,7 @@ public final class ClusterWatch implements AutoCloseable {
      * and stops). Runs on the watch's thread; @return the adoption as it stands after the claim.
      */
     public AdoptionView adoptNow(String namespace) throws Exception {
-        if (opener == null) {
-            throw new IllegalStateException("adoption needs replication.nodes (leases and epochs live there)");
-        }
-        if (namespace.equals(configuration.namespace())) {
-            throw new IllegalArgumentException("namespace " + namespace + " is this node's own");
-        }
+        checkAdoptable(namespace);
         return thread.submit(() -> {
             NamespaceAdoption current = adoptions.get(namespace);
             if (current == null || current.ended()) {
@@ -167,6 +162,16 @@ public final class ClusterWatch implements AutoCloseable {
             }
             return adoptions.get(namespace).view();
         }).get();
+    }
+
+    /** Admin: throws when {@link #adoptNow} must refuse {@code namespace} (checked before a task is started). */
+    public void checkAdoptable(String namespace) {
+        if (opener == null) {
+            throw new IllegalStateException("adoption needs replication.nodes (leases and epochs live there)");
+        }
+        if (namespace.equals(configuration.namespace())) {
+            throw new IllegalArgumentException("namespace " + namespace + " is this node's own");
+        }
     }
 
     /** Admin: gives an adopted namespace up. @return false if it was not adopted here. */
