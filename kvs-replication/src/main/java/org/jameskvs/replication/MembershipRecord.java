@@ -31,10 +31,23 @@ import java.util.List;
  * writer's next records carry {@code refSeq = -1}). Records without it (older versions) prove
  * nothing.
  *
+ * <p>The {@code incarnation} names the queue's creation: a random number drawn when an open
+ * creates the queue (no record on any node heard) and carried by every later record. Two records of
+ * one queue name with different incarnations mean the queue was created twice: possible only when
+ * a node of the group was down at creation and the nodes heard had all lost their copy (a wiped
+ * disk while the other copy's node was away). The open then raises an ALARM naming the copy of the
+ * other incarnation that still holds messages (see {@code OpenProcedure}).
+ *
  * @param renewals lease counter: grows at every renewal; a watcher that sees it unchanged for the
  *                 lease timeout considers the owner gone
+ * @param incarnation the queue's creation id; 0 when unknown (records written before it existed)
  */
-record MembershipRecord(long epoch, long seq, String owner, long renewals, long refSeq, List<Entry> members) {
+record MembershipRecord(long epoch, long seq, String owner, long renewals, long refSeq, List<Entry> members,
+                        long incarnation) {
+
+    MembershipRecord(long epoch, long seq, String owner, long renewals, long refSeq, List<Entry> members) {
+        this(epoch, seq, owner, renewals, refSeq, members, 0);
+    }
 
     /** @param wire the member's wire epoch when the record was written; -1 when unknown */
     record Entry(String node, SyncState sync, long refTxn, long wire) {
@@ -59,7 +72,8 @@ record MembershipRecord(long epoch, long seq, String owner, long renewals, long 
     byte[] encode() {
         StringBuilder sb = new StringBuilder();
         sb.append("v=").append(epoch).append('.').append(seq).append(";o=").append(owner.replace(';', '_'))
-                .append(";l=").append(renewals).append(";r=").append(refSeq).append(";m=");
+                .append(";l=").append(renewals).append(";r=").append(refSeq).append(";i=").append(incarnation)
+                .append(";m=");
         for (int i = 0; i < members.size(); i++) {
             Entry e = members.get(i);
             sb.append(i == 0 ? "" : ",").append(e.node).append(':').append(e.sync).append(':').append(e.refTxn)
@@ -72,7 +86,7 @@ record MembershipRecord(long epoch, long seq, String owner, long renewals, long 
     static MembershipRecord decode(byte[] state) {
         try {
             String s = new String(state, StandardCharsets.UTF_8);
-            long epoch = 0, seq = 0, renewals = 0, refSeq = -1;
+            long epoch = 0, seq = 0, renewals = 0, refSeq = -1, incarnation = 0;
             String owner = "";
             List<Entry> members = new ArrayList<>();
             for (String part : s.split(";")) {
@@ -87,6 +101,7 @@ record MembershipRecord(long epoch, long seq, String owner, long renewals, long 
                     case "o" -> owner = v;
                     case "l" -> renewals = Long.parseLong(v);
                     case "r" -> refSeq = Long.parseLong(v);
+                    case "i" -> incarnation = Long.parseLong(v);
                     case "m" -> {
                         for (String m : v.split(",")) {
                             if (m.isEmpty()) {
@@ -100,7 +115,7 @@ record MembershipRecord(long epoch, long seq, String owner, long renewals, long 
                     default -> { }
                 }
             }
-            return new MembershipRecord(epoch, seq, owner, renewals, refSeq, List.copyOf(members));
+            return new MembershipRecord(epoch, seq, owner, renewals, refSeq, List.copyOf(members), incarnation);
         } catch (RuntimeException e) {
             return null;
         }

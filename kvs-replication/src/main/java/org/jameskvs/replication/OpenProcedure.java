@@ -8,6 +8,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Opening a replicated queue: also how a restarted owner reclaims it and another James node takes
@@ -253,15 +254,14 @@ final class OpenProcedure {
                 best = p.record;
             }
         }
-        if (best == null && heard < groupSize) {
-            // No record on the nodes heard: a new queue, or one whose every reachable copy lost its
-            // data while the node with the only good copy is away. Only all nodes can tell.
-            r.failOpen(Status.TIMEOUT, "no record of " + r.name + " on " + heard + " of " + groupSize
-                    + " nodes; a new queue is created only when every node answers");
+        if (best == null && heard < groupSize && !newQueueWithNodeDown(fenced, heard, groupSize)) {
             return;
         }
         if (best == null && fenced.stream().allMatch(p -> p.size == 0)) {
-            // A new queue: the two nodes of its placement (or the next ones reachable).
+            // A new queue: the two nodes of its placement, the rule's pair first, then the next
+            // ones of the group that answered (a node of the pair that is down is skipped). Later
+            // opens and readers find the copies wherever they are: they probe every node of the
+            // group and follow the newest record, never the rule.
             List<Member> ms = new ArrayList<>();
             for (String n : r.core.placement.orderFrom(r.name)) {
                 for (Probe p : fenced) {
@@ -274,6 +274,7 @@ final class OpenProcedure {
                 r.failOpen(QueueReplica.NOT_REPLICATED, "could not create the queue on two nodes");
                 return;
             }
+            r.incarnation = newIncarnation();
             r.opened(epoch, ms, null, 0);
             return;
         }
@@ -292,10 +293,14 @@ final class OpenProcedure {
                         + " anyway; acknowledged messages may be missing or deleted ones back");
             }
             String target = bySize.size() > 1 ? bySize.get(1).node : null;
+            r.incarnation = newIncarnation();
             r.opened(epoch, List.of(member(bySize.get(0), SyncState.SYNC)), target, bySize.get(0).size);
             return;
         }
         final MembershipRecord rec = best;
+        // Records written before incarnations existed carry none: the queue gets one from now on.
+        r.incarnation = rec.incarnation() != 0 ? rec.incarnation() : newIncarnation();
+        alarmOnOtherIncarnation(fenced, rec);
         List<Probe> candidates = new ArrayList<>();
         for (MembershipRecord.Entry e : rec.members()) {
             Probe p = probes.get(e.node());
@@ -353,6 +358,74 @@ final class OpenProcedure {
             }
         }
         r.opened(epoch, List.of(member(source, SyncState.SYNC)), target, size(source));
+    }
+
+    /**
+     * No record on the {@code heard} nodes (fewer than the group): either a new queue, or one whose
+     * every reachable copy lost its data while the node with the only good copy is away. The open
+     * goes on (creating the queue on two of the nodes heard) only when it can be the former: every
+     * node heard holds an empty queue (the fence leaves one; a node with messages but no record
+     * holds a queue something else created: only all nodes can tell where its data is), at least two
+     * were heard, and every node not heard is known down (heartbeat): one that is up but missed a
+     * step may hold the record, so the open waits for it (TIMEOUT, the caller retries).
+     *
+     * <p>Why a node that is down cannot hold the record: at least {@code groupSize - 1} nodes were
+     * fenced and read, and a record is on both members of its queue, so at least one member of any
+     * existing queue was heard. The remaining case, a member heard that lost its disk while the other
+     * member is down, is a double fault: it reads as a new queue, and the queue is created a second
+     * time. Which creation's record is newer then decides which copies serve; the open that sees
+     * both raises an ALARM naming the copy of the other creation that holds messages (each creation
+     * has its own {@link MembershipRecord#incarnation}).
+     *
+     * <p>Two creators racing while a node is down fence the same nodes: the higher epoch wins on
+     * both and the other open fails (STALE_EPOCH), as with every node up. A node that comes back
+     * later holds no copy (or an empty fenced one, without a record): the newest record names the
+     * members and wins.
+     *
+     * @return whether the open goes on to create the queue; false when it failed
+     */
+    private boolean newQueueWithNodeDown(List<Probe> fenced, long heard, int groupSize) {
+        List<String> unheard = new ArrayList<>();
+        for (String n : r.core.placement.group()) {
+            if (fenced.stream().noneMatch(p -> p.node.equals(n))) {
+                unheard.add(n);
+            }
+        }
+        List<String> unheardUp = unheard.stream().filter(n -> r.core.health(n).up()).toList();
+        boolean empty = fenced.stream().allMatch(p -> p.size == 0);
+        if (!empty || fenced.size() < 2 || !unheardUp.isEmpty()) {
+            r.failOpen(Status.TIMEOUT, "no record of " + r.name + " on " + heard + " of " + groupSize + " nodes; "
+                    + (!empty ? "a copy without a record is found only when every node answers"
+                    : fenced.size() < 2 ? "a new queue needs two reachable nodes"
+                    : "waiting for " + String.join(", ", unheardUp) + " (up, but did not answer)"));
+            return false;
+        }
+        r.event("new queue with " + String.join(", ", unheard) + " down: created on two reachable nodes");
+        return true;
+    }
+
+    private static long newIncarnation() {
+        return ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+    }
+
+    /**
+     * A copy holding messages under a record of another incarnation than the newest record's: the
+     * queue was created twice (see {@link #newQueueWithNodeDown}: a node heard at creation had lost
+     * its copy while the node of the other copy was down). The newest record decides which copies
+     * serve; the other one's messages are not read. Said loudly, never silently dropped.
+     */
+    private void alarmOnOtherIncarnation(List<Probe> fenced, MembershipRecord rec) {
+        for (Probe p : fenced) {
+            if (p.record != null && p.record.incarnation() != 0 && rec.incarnation() != 0
+                    && p.record.incarnation() != rec.incarnation() && size(p) > 0) {
+                r.event("ALARM: the copy on " + p.node + " holds " + size(p) + " messages of an earlier creation of "
+                        + r.name + " (record " + p.record.epoch() + "." + p.record.seq() + ", members "
+                        + p.record.members().stream().map(MembershipRecord.Entry::node).toList()
+                        + "); the queue was created again while that node was down and the other copy's disk was lost;"
+                        + " served from the newest record's members " + rec.members().stream().map(MembershipRecord.Entry::node).toList()
+                        + ", those messages are not delivered");
+            }
+        }
     }
 
     /**

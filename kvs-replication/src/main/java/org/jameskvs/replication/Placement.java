@@ -51,11 +51,20 @@ final class Placement {
         return null;
     }
 
+    /**
+     * Where a new queue goes, in order of preference: the queue's pair (rule or explicit), then the
+     * rest of the group in group order after the pair's first node. A new queue is created on the
+     * first two of these that answered, so a node of the pair that is down is skipped.
+     */
     List<String> orderFrom(String queue) {
-        int first = group.indexOf(pair(queue).get(0));
-        List<String> out = new ArrayList<>();
+        List<String> pair = pair(queue);
+        int first = group.indexOf(pair.get(0));
+        List<String> out = new ArrayList<>(pair);
         for (int i = 0; i < group.size(); i++) {
-            out.add(group.get((Math.max(first, 0) + i) % group.size()));
+            String n = group.get((Math.max(first, 0) + i) % group.size());
+            if (!out.contains(n)) {
+                out.add(n);
+            }
         }
         return out;
     }

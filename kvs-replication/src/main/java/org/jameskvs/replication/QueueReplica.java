@@ -79,6 +79,8 @@ public final class QueueReplica {
     /** Nodes whose copy was isolated (sync NG), for the management table. */
     final Set<String> isolated = new HashSet<>();
     private long recordSeq;
+    /** The queue's creation id, carried by every record written (see {@link MembershipRecord}); set by the open. */
+    long incarnation;
     private long renewals;
     private long lastRenewAt;
     Rebuild rebuild;
@@ -1219,7 +1221,7 @@ public final class QueueReplica {
         for (Member m : targets) {
             entries.add(new MembershipRecord.Entry(m.node, m.sync, refSeq >= 0 ? m.recordTxn : -1, m.wireEpoch));
         }
-        MembershipRecord rec = new MembershipRecord(epoch, ++recordSeq, owner, renewals, refSeq, entries);
+        MembershipRecord rec = new MembershipRecord(epoch, ++recordSeq, owner, renewals, refSeq, entries, incarnation);
         ReplicaOp op = new ReplicaOp(NodeOp.REPLACE, ReplicaOp.Purpose.RECORD, core.clock.nanoTime());
         op.id = Ids.RECORD_ID;
         op.state = rec.encode();

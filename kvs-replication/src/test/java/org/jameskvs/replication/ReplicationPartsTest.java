@@ -21,6 +21,10 @@ class ReplicationPartsTest {
         assertThat(back.newerThan(new MembershipRecord(7, 2, "x", 0, -1, List.of()))).isTrue();
         assertThat(back.newerThan(new MembershipRecord(8, 0, "x", 0, -1, List.of()))).isFalse();
         assertThat(MembershipRecord.decode("garbage".getBytes())).isNull();
+        MembershipRecord born = new MembershipRecord(7, 3, "james-1", 12, 2, r.members(), 0x5eed_cafeL);
+        assertThat(MembershipRecord.decode(born.encode())).isEqualTo(born);
+        // A record written before incarnations existed decodes with none (0).
+        assertThat(MembershipRecord.decode("v=7.3;o=a;l=0;r=-1;m=kvs1:SYNC:5:-1".getBytes()).incarnation()).isZero();
     }
 
     @Test
@@ -50,6 +54,9 @@ class ReplicationPartsTest {
         ReplicationConfig pinned = c.withPlacement(ReplicationConfig.PlacementRule.FIRST_TWO, java.util.Map.of("q", List.of("c", "a")));
         assertThat(new Placement(pinned).pair("q")).containsExactly("c", "a");
         assertThat(new Placement(pinned).pair("other")).containsExactly("a", "b");
+        // A new queue goes to the first two of these that answer: the pair first, even when explicit.
+        assertThat(new Placement(pinned).orderFrom("q")).containsExactly("c", "a", "b");
+        assertThat(new Placement(pinned).orderFrom("other")).containsExactly("a", "b", "c");
     }
 
     @Test

@@ -1,0 +1,245 @@
+package org.jameskvs.replication;
+
+import org.jameskvs.client.KvsQueue;
+import org.jameskvs.client.OpenOptions;
+import org.jameskvs.client.OpenResult;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 10, item 8: a queue that exists nowhere yet (a new priority level, a new repository) is
+ * created while a node its placement rule names is down (SIGKILL of a real server process): it goes
+ * to two reachable nodes, puts are acknowledged, and once the node is back, a fresh adapter (another
+ * James process) finds the copies where they are, not where the rule would put them, for writing and
+ * read-only, with every acknowledged message; the returning node gets no copy. Two adapters creating
+ * the same queue at once while the node is down end with one owner and one pair of copies.
+ */
+class NewQueueWithNodeDownTest {
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final int PUTS = 2_000;
+
+    @TempDir
+    Path dir;
+
+    private ProcessCluster cluster;
+    private final List<ReplicatedQueueOpener> others = new ArrayList<>();
+    private final PutLedger ledger = new PutLedger();
+
+    @AfterEach
+    void tearDown() {
+        others.forEach(ReplicatedQueueOpener::close);
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void aNewQueueIsCreatedOnTwoReachableNodesAndFoundThereByAFreshAdapterAfterTheNodeIsBack() throws Exception {
+        String q = "mail/queue/spool@p7";
+        cluster = new ProcessCluster(dir, 3, c -> c);
+        String victim = new Placement(cluster.config).pair(q).get(0);
+        killAndAwaitDown(victim);
+
+        KvsQueue writer = cluster.openWriter(q, "james-a");
+        cluster.awaitEvent(0, e -> e.startsWith(q + ": new queue with " + victim + " down"), WAIT,
+                "created with " + victim + " down");
+        List<String> copies = cluster.awaitTwoSyncCopies(q, WAIT);
+        assertThat(copies).as("the copies skip the node that is down").doesNotContain(victim).hasSize(2);
+        new PutLoad(ledger, Map.of(q, writer), "down-", 64, 1024, PUTS).awaitOutcomes(WAIT);
+        assertThat(ledger.failures()).as("puts with one node of the rule's pair down").isEmpty();
+        assertThat(ledger.acknowledged(q)).isEqualTo(PUTS);
+
+        // A read-only reader of another process while the node is still down (as an OR-set log reader).
+        ReplicatedQueueOpener whileDown = ReplicatedQueueOpener.start(cluster.config);
+        others.add(whileDown);
+        assertThat(whileDown.awaitConnected(2, WAIT)).isTrue();
+        KvsQueue early = openUntilOk(whileDown, q, OpenOptions.reader()).queue();
+        assertThat(ledger.check("read-only reader while " + victim + " is down", q, ClusterRig.readAll(early)).lost()).isZero();
+        early.close();
+
+        int mark = cluster.events.size();
+        cluster.restart(victim);
+        cluster.awaitEvent(mark, e -> e.equals(victim + "/ACTIVE READY again"), WAIT, victim + " back");
+        writer.close();
+
+        // A fresh adapter (another James process, or this one restarted) reads the queue read-only.
+        ReplicatedQueueOpener fresh = opener();
+        KvsQueue reader = openUntilOk(fresh, q, OpenOptions.reader()).queue();
+        PutLedger.Check read = ledger.check("read-only reader after " + victim + " is back", q, ClusterRig.readAll(reader));
+        assertThat(read.lost()).isZero();
+        assertThat(read.duplicated()).isZero();
+        reader.close();
+
+        // ... and reopens it for writing (a reclaim: fences every node, the returning one included).
+        KvsQueue reopened = openUntilOk(fresh, q, OpenOptions.writer("james-a", 1)).queue();
+        List<String> members = fresh.managementTable().rows().stream()
+                .filter(r -> r.queue().equals(q) && r.sync() == SyncState.SYNC).map(ManagementTable.Row::node).toList();
+        assertThat(members).as("the newest record names the copies, not the rule").containsExactlyInAnyOrderElementsOf(copies);
+        PutLedger.Check again = ledger.check("writer reopened by a fresh adapter", q, ClusterRig.readAll(reopened));
+        assertThat(again.lost()).isZero();
+        for (String node : copies) {
+            assertThat(ledger.check("copy on " + node, q, cluster.readCopy(node, q)).lost()).isZero();
+        }
+        assertThat(copyOrNone(victim, q)).as("the returning node got no copy").isEmpty();
+    }
+
+    @Test
+    void twoAdaptersCreatingTheSameQueueWithANodeDownEndWithOneOwnerAndOnePair() throws Exception {
+        String q = "mail/repository/error";
+        cluster = new ProcessCluster(dir, 3, c -> c);
+        String victim = new Placement(cluster.config).pair(q).get(0);
+        killAndAwaitDown(victim);
+        // Started while the node is down: it presumes every node up until its heartbeat says otherwise.
+        List<String> secondEvents = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ReplicatedQueueOpener second = ReplicatedQueueOpener.start(cluster.config);
+        others.add(second);
+        second.listen(secondEvents::add);
+        assertThat(second.awaitConnected(2, WAIT)).isTrue();
+        awaitDown(secondEvents, victim);
+
+        // Both at once, as two James nodes starting with the same configuration.
+        CompletableFuture<OpenResult> a = cluster.opener.open(q, OpenOptions.writer("james-a", 1));
+        CompletableFuture<OpenResult> b = second.open(q, OpenOptions.writer("james-b", 1));
+        OpenResult ra = a.join(), rb = b.join();
+        System.out.println("racing opens: james-a " + ra.status() + " " + ra.reason() + "; james-b " + rb.status() + " "
+                + rb.reason());
+        // Retried as James does until one of them holds the queue; the other must then be refused.
+        KvsQueue winner = ra.isOk() ? ra.queue() : rb.isOk() ? rb.queue() : null;
+        ReplicatedQueueOpener winnerSide = ra.isOk() ? cluster.opener : second;
+        for (int i = 0; winner == null && i < 300; i++) {
+            Thread.sleep(100);
+            OpenResult r = cluster.opener.open(q, OpenOptions.writer("james-a", 1)).join();
+            winner = r.isOk() ? r.queue() : null;
+            winnerSide = cluster.opener;
+        }
+        assertThat(winner).as("one of the racing creators holds the queue").isNotNull();
+        String loserOwner = winnerSide == cluster.opener ? "james-b" : "james-a";
+        ReplicatedQueueOpener loserSide = winnerSide == cluster.opener ? second : cluster.opener;
+        OpenResult late = loserSide.open(q, OpenOptions.writer(loserOwner, 1)).join();
+        assertThat(late.isOk()).as("the other creator is refused: " + late.status() + " " + late.reason()).isFalse();
+
+        new PutLoad(ledger, Map.of(q, winner), "race-", 32, 1024, 500).awaitOutcomes(WAIT);
+        assertThat(ledger.failures()).isEmpty();
+        List<String> holding = new ArrayList<>();
+        for (String node : List.of("kvs1", "kvs2", "kvs3")) {
+            if (!node.equals(victim) && !copyOrNone(node, q).isEmpty()) {
+                holding.add(node);
+            }
+        }
+        assertThat(holding).as("one pair of copies").hasSize(2);
+
+        int mark = cluster.events.size();
+        cluster.restart(victim);
+        cluster.awaitEvent(mark, e -> e.equals(victim + "/ACTIVE READY again"), WAIT, victim + " back");
+        ReplicatedQueueOpener fresh = opener();
+        KvsQueue reader = openUntilOk(fresh, q, OpenOptions.reader()).queue();
+        PutLedger.Check read = ledger.check("fresh reader after the race", q, ClusterRig.readAll(reader));
+        assertThat(read.lost()).isZero();
+        assertThat(read.acknowledged()).isEqualTo(500);
+        assertThat(copyOrNone(victim, q)).as("the returning node holds no copy").isEmpty();
+    }
+
+    /**
+     * The double fault the rule cannot see through: the queue's node kvs1 is down and the other copy's
+     * node kvs2 lost its disk, so the nodes heard hold no record and the queue is created again (on
+     * kvs2 and kvs3). Once kvs1 is back, the open that sees both creations says so with an ALARM
+     * naming the copy of the other creation that still holds messages.
+     */
+    @Test
+    void aQueueCreatedAgainOverALostDiskIsReportedWhenTheOldCopyComesBack() throws Exception {
+        String q = "mail/repository/var";
+        cluster = new ProcessCluster(dir, 3, c -> c.withPlacement(ReplicationConfig.PlacementRule.SPREAD,
+                Map.of(q, List.of("kvs1", "kvs2"))));
+        KvsQueue first = cluster.openWriter(q, "james-a");
+        new PutLoad(ledger, Map.of(q, first), "first-", 16, 1024, 50).awaitOutcomes(WAIT);
+        assertThat(ledger.acknowledged(q)).isEqualTo(50);
+        first.close();
+        killAndAwaitDown("kvs1");
+        int mark = cluster.events.size();
+        cluster.kill9("kvs2");
+        cluster.wipe("kvs2");
+        cluster.restart("kvs2");
+        cluster.awaitEvent(mark, e -> e.equals("kvs2/ACTIVE READY again"), WAIT, "kvs2 back, empty");
+
+        List<String> secondEvents = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ReplicatedQueueOpener second = ReplicatedQueueOpener.start(cluster.config);
+        others.add(second);
+        second.listen(secondEvents::add);
+        assertThat(second.awaitConnected(2, WAIT)).isTrue();
+        awaitDown(secondEvents, "kvs1");
+        // The same James restarted (its fence left an empty queue owned by it on kvs3).
+        KvsQueue again = openUntilOk(second, q, OpenOptions.writer("james-a", 1)).queue();
+        assertThat(secondEvents).anyMatch(e -> e.startsWith(q + ": new queue with kvs1 down"));
+        assertThat(again.put("second-0".getBytes(), 0, 0, new byte[0], new byte[10]).join().isOk()).isTrue();
+        again.close();
+
+        mark = cluster.events.size();
+        cluster.restart("kvs1");
+        cluster.awaitEvent(mark, e -> e.equals("kvs1/ACTIVE READY again"), WAIT, "kvs1 back");
+        List<String> thirdEvents = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ReplicatedQueueOpener third = ReplicatedQueueOpener.start(cluster.config);
+        others.add(third);
+        third.listen(thirdEvents::add);
+        assertThat(third.awaitConnected(3, WAIT)).isTrue();
+        OpenResult taken = null;
+        for (int i = 0; i < 300 && (taken == null || !taken.isOk()); i++) {
+            taken = third.takeOver(q, OpenOptions.writer("james-c", 1)).join();
+        }
+        assertThat(taken.isOk()).as(taken.status() + " " + taken.reason()).isTrue();
+        assertThat(thirdEvents).as("the other creation's messages are reported")
+                .anyMatch(e -> e.startsWith(q + ": ALARM: the copy on ") && e.contains("earlier creation"));
+    }
+
+    private void killAndAwaitDown(String node) throws Exception {
+        int mark = cluster.events.size();
+        cluster.kill9(node);
+        cluster.awaitEvent(mark, e -> e.equals(node + "/ACTIVE NG"), WAIT, node + "/ACTIVE NG");
+        cluster.awaitEvent(mark, e -> e.equals(node + "/STANDBY NG"), WAIT, node + "/STANDBY NG");
+    }
+
+    /** Waits (bounded) until the adapter's heartbeat declares both paths of the node NG (events since {@code seen} listens). */
+    private static void awaitDown(List<String> seen, String node) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!(seen.contains(node + "/ACTIVE NG") && seen.contains(node + "/STANDBY NG"))) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(node + " not declared down within " + WAIT + ": " + seen);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /** The node's copy (ids, record left out); empty when the node has no queue of that name. */
+    private List<String> copyOrNone(String node, String q) {
+        return cluster.hasQueue(node, q) ? cluster.readCopy(node, q) : List.of();
+    }
+
+    /** Another adapter on the same group (another James process), once it reaches every node. */
+    private ReplicatedQueueOpener opener() throws InterruptedException {
+        ReplicatedQueueOpener o = ReplicatedQueueOpener.start(cluster.config);
+        others.add(o);
+        assertThat(o.awaitConnected(3, WAIT)).as("fresh adapter connected to the three nodes").isTrue();
+        return o;
+    }
+
+    private static OpenResult openUntilOk(ReplicatedQueueOpener o, String q, OpenOptions options) throws InterruptedException {
+        OpenResult r = null;
+        for (int i = 0; i < 300; i++) {
+            r = o.open(q, options).join();
+            if (r.isOk()) {
+                return r;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("open of " + q + " failed: " + r.status() + " " + r.reason());
+    }
+}
