@@ -46,6 +46,8 @@ final class OpenProcedure {
     private int outstanding;
     private long epoch;
     private final Map<String, Probe> probes = new LinkedHashMap<>();
+    /** The probe found no trace of an earlier open of the queue (see {@link #looksNeverOpened}). */
+    private boolean freshProbe;
 
     private static final class Probe {
         final String node;
@@ -173,6 +175,10 @@ final class OpenProcedure {
         }
         epoch = Epochs.fencing(counter, r.core.processId);
         r.newFencingEpoch(epoch);
+        freshProbe = looksNeverOpened();
+        if (freshProbe) {
+            r.core.freshFences.computeIfAbsent(r.name, k -> new java.util.HashSet<>()).add(epoch);
+        }
         // Fence every node that answered, with or without a copy: "no copy" was true at probe
         // time only, and the previous owner may create one there (a rebuild target) afterwards.
         // Opening it in write mode at the new epoch creates an empty queue that refuses the old
@@ -275,6 +281,7 @@ final class OpenProcedure {
                 return;
             }
             r.incarnation = newIncarnation();
+            r.core.freshFences.remove(r.name);
             r.opened(epoch, ms, null, 0);
             return;
         }
@@ -393,14 +400,35 @@ final class OpenProcedure {
         }
         List<String> unheardUp = unheard.stream().filter(n -> r.core.health(n).up()).toList();
         boolean empty = fenced.stream().allMatch(p -> p.size == 0);
-        if (!empty || fenced.size() < 2 || !unheardUp.isEmpty()) {
+        if (!empty || !freshProbe || fenced.size() < 2 || !unheardUp.isEmpty()) {
             r.failOpen(Status.TIMEOUT, "no record of " + r.name + " on " + heard + " of " + groupSize + " nodes; "
                     + (!empty ? "a copy without a record is found only when every node answers"
+                    : !freshProbe ? "an earlier open left the queue on a node heard: its copies may be on "
+                            + String.join(", ", unheard) + " and a node heard that lost its data; waiting for every node"
                     : fenced.size() < 2 ? "a new queue needs two reachable nodes"
-                    : "waiting for " + String.join(", ", unheardUp) + " (up, but did not answer)"));
+                    : "waiting for " + String.join(", ", unheard) + " (up, but did not answer)"));
             return false;
         }
         r.event("new queue with " + String.join(", ", unheard) + " down: created on two reachable nodes");
+        return true;
+    }
+
+    /**
+     * Whether the probe found no trace of an earlier open on any node that answered: no queue of
+     * that name, or only an empty one (no record) left by this process's own earlier attempt at
+     * creating it ({@code freshFences}: such an attempt may have fenced and then failed). Every open
+     * fences every node that answers, leaving at least an empty queue there, so a queue opened
+     * before while these nodes were up shows on them even when the nodes of its copies are down or
+     * lost their data: it is not taken for a new one (found by the simulation, seed 270: a copy lost
+     * to a crash, the other copy's node cut, and the queue created again over it).
+     */
+    private boolean looksNeverOpened() {
+        java.util.Set<Long> own = r.core.freshFences.getOrDefault(r.name, java.util.Set.of());
+        for (Probe p : probes.values()) {
+            if (p.hasCopy && (p.size != 0 || !own.contains(Epochs.fencingOf(p.epoch)))) {
+                return false;
+            }
+        }
         return true;
     }
 

@@ -36,7 +36,9 @@ import java.util.Properties;
  *                                            of growing an unbounded backlog in the client
  * </pre>
  * The placement group is the list of nodes; a replacement copy goes to the next healthy node of
- * the group after the queue's placement (never chosen by hashing per request).
+ * the group after the queue's placement (never chosen by hashing per request). A new queue whose
+ * placed node is down (heartbeat) is created on the next reachable node instead, and stays there:
+ * placement decides where a queue is created, its replication record where it is found.
  *
  * <p>TLS is not a replication setting: one set of client TLS settings
  * ({@link org.jameskvs.client.ClientTls}, the {@code tls.*} keys of the James plug-in) applies to every

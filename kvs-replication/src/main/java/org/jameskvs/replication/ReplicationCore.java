@@ -36,6 +36,12 @@ public final class ReplicationCore {
     private final Map<String, NodeHealth> health = new LinkedHashMap<>();
     private final Map<String, QueueReplica> replicas = new LinkedHashMap<>();
     private final List<ReadOnlyReplica> readers = new ArrayList<>();
+    /**
+     * Per queue name, the fencing epochs of this process's opens that found the queue on no node
+     * (see {@code OpenProcedure#newQueueWithNodeDown}): the empty queues they left are known to be
+     * this process's own unfinished creation, not an earlier open's trace. Dropped once created.
+     */
+    final Map<String, java.util.Set<Long>> freshFences = new java.util.HashMap<>();
     /** Requests awaiting an answer, by token: this table sees every request and answer. */
     private final TokenTable<Waiting> pending = new TokenTable<>();
 

@@ -150,13 +150,13 @@ class NewQueueWithNodeDownTest {
     }
 
     /**
-     * The double fault the rule cannot see through: the queue's node kvs1 is down and the other copy's
-     * node kvs2 lost its disk, so the nodes heard hold no record and the queue is created again (on
-     * kvs2 and kvs3). Once kvs1 is back, the open that sees both creations says so with an ALARM
-     * naming the copy of the other creation that still holds messages.
+     * A queue opened before (all nodes up: every node fenced, the non-member kvs3 holds an empty
+     * queue) whose node kvs1 is down while the other copy's node kvs2 lost its disk: the nodes heard
+     * hold no record, yet the queue is not taken for a new one (kvs3's trace of the earlier open);
+     * the open waits, and once kvs1 is back every acknowledged message is there.
      */
     @Test
-    void aQueueCreatedAgainOverALostDiskIsReportedWhenTheOldCopyComesBack() throws Exception {
+    void aQueueOpenedBeforeIsNotCreatedAgainOverALostDisk() throws Exception {
         String q = "mail/repository/var";
         cluster = new ProcessCluster(dir, 3, c -> c.withPlacement(ReplicationConfig.PlacementRule.SPREAD,
                 Map.of(q, List.of("kvs1", "kvs2"))));
@@ -165,27 +165,55 @@ class NewQueueWithNodeDownTest {
         assertThat(ledger.acknowledged(q)).isEqualTo(50);
         first.close();
         killAndAwaitDown("kvs1");
-        int mark = cluster.events.size();
-        cluster.kill9("kvs2");
-        cluster.wipe("kvs2");
-        cluster.restart("kvs2");
-        cluster.awaitEvent(mark, e -> e.equals("kvs2/ACTIVE READY again"), WAIT, "kvs2 back, empty");
+        wipeAndRestart("kvs2");
 
+        ReplicatedQueueOpener second = openerWhileDown("kvs1");
+        OpenResult refused = second.open(q, OpenOptions.writer("james-a", 1)).join();
+        assertThat(refused.isOk()).as("not created again while its copy's node is down").isFalse();
+        assertThat(refused.reason()).contains("an earlier open left the queue");
+
+        int mark = cluster.events.size();
+        cluster.restart("kvs1");
+        cluster.awaitEvent(mark, e -> e.equals("kvs1/ACTIVE READY again"), WAIT, "kvs1 back");
+        KvsQueue reopened = openUntilOk(second, q, OpenOptions.writer("james-a", 1)).queue();
+        PutLedger.Check c = ledger.check("reopened once kvs1 is back", q, ClusterRig.readAll(reopened));
+        assertThat(c.lost()).isZero();
+        assertThat(c.acknowledged()).isEqualTo(50);
+    }
+
+    /**
+     * What the rule cannot see: a queue created while kvs1 was down (so kvs1 holds no trace of it),
+     * then its node kvs3 down and the other copy's node kvs2 wiped: the nodes heard (kvs1, kvs2) hold
+     * nothing, and the queue is created again. Once kvs3 is back, the open that sees both creations
+     * says so with an ALARM naming the copy of the other creation that still holds messages.
+     */
+    @Test
+    void aQueueCreatedAgainOverALostDiskIsReportedWhenTheOldCopyComesBack() throws Exception {
+        String q = "mail/repository/relay-denied";
+        cluster = new ProcessCluster(dir, 3, c -> c.withPlacement(ReplicationConfig.PlacementRule.SPREAD,
+                Map.of(q, List.of("kvs1", "kvs2"))));
+        killAndAwaitDown("kvs1");
+        KvsQueue first = cluster.openWriter(q, "james-a");
+        assertThat(cluster.awaitTwoSyncCopies(q, WAIT)).containsExactlyInAnyOrder("kvs2", "kvs3");
+        new PutLoad(ledger, Map.of(q, first), "first-", 16, 1024, 50).awaitOutcomes(WAIT);
+        assertThat(ledger.acknowledged(q)).isEqualTo(50);
+        first.close();
+        int mark = cluster.events.size();
+        cluster.restart("kvs1");
+        cluster.awaitEvent(mark, e -> e.equals("kvs1/ACTIVE READY again"), WAIT, "kvs1 back");
+        killAndAwaitDown("kvs3");
+        wipeAndRestart("kvs2");
+
+        ReplicatedQueueOpener second = openerWhileDown("kvs3");
         List<String> secondEvents = new java.util.concurrent.CopyOnWriteArrayList<>();
-        ReplicatedQueueOpener second = ReplicatedQueueOpener.start(cluster.config);
-        others.add(second);
         second.listen(secondEvents::add);
-        assertThat(second.awaitConnected(2, WAIT)).isTrue();
-        awaitDown(secondEvents, "kvs1");
-        // The same James restarted (its fence left an empty queue owned by it on kvs3).
         KvsQueue again = openUntilOk(second, q, OpenOptions.writer("james-a", 1)).queue();
-        assertThat(secondEvents).anyMatch(e -> e.startsWith(q + ": new queue with kvs1 down"));
-        assertThat(again.put("second-0".getBytes(), 0, 0, new byte[0], new byte[10]).join().isOk()).isTrue();
+        assertThat(secondEvents).anyMatch(e -> e.startsWith(q + ": new queue with kvs3 down"));
         again.close();
 
         mark = cluster.events.size();
-        cluster.restart("kvs1");
-        cluster.awaitEvent(mark, e -> e.equals("kvs1/ACTIVE READY again"), WAIT, "kvs1 back");
+        cluster.restart("kvs3");
+        cluster.awaitEvent(mark, e -> e.equals("kvs3/ACTIVE READY again"), WAIT, "kvs3 back");
         List<String> thirdEvents = new java.util.concurrent.CopyOnWriteArrayList<>();
         ReplicatedQueueOpener third = ReplicatedQueueOpener.start(cluster.config);
         others.add(third);
@@ -197,7 +225,26 @@ class NewQueueWithNodeDownTest {
         }
         assertThat(taken.isOk()).as(taken.status() + " " + taken.reason()).isTrue();
         assertThat(thirdEvents).as("the other creation's messages are reported")
-                .anyMatch(e -> e.startsWith(q + ": ALARM: the copy on ") && e.contains("earlier creation"));
+                .anyMatch(e -> e.startsWith(q + ": ALARM: the copy on kvs3 holds 50 messages of an earlier creation"));
+    }
+
+    private void wipeAndRestart(String node) throws Exception {
+        int mark = cluster.events.size();
+        cluster.kill9(node);
+        cluster.wipe(node);
+        cluster.restart(node);
+        cluster.awaitEvent(mark, e -> e.equals(node + "/ACTIVE READY again"), WAIT, node + " back, empty");
+    }
+
+    /** Another adapter started while {@code down} is down, once its heartbeat has declared it down. */
+    private ReplicatedQueueOpener openerWhileDown(String down) throws InterruptedException {
+        List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ReplicatedQueueOpener o = ReplicatedQueueOpener.start(cluster.config);
+        others.add(o);
+        o.listen(events::add);
+        assertThat(o.awaitConnected(2, WAIT)).isTrue();
+        awaitDown(events, down);
+        return o;
     }
 
     private void killAndAwaitDown(String node) throws Exception {
