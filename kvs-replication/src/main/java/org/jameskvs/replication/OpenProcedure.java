@@ -372,17 +372,20 @@ final class OpenProcedure {
      * every reachable copy lost its data while the node with the only good copy is away. The open
      * goes on (creating the queue on two of the nodes heard) only when it can be the former: every
      * node heard holds an empty queue (the fence leaves one; a node with messages but no record
-     * holds a queue something else created: only all nodes can tell where its data is), at least two
-     * were heard, and every node not heard is known down (heartbeat): one that is up but missed a
-     * step may hold the record, so the open waits for it (TIMEOUT, the caller retries).
+     * holds a queue something else created: only all nodes can tell where its data is), the probe
+     * found no trace of an earlier open ({@link #looksNeverOpened}), at least two were heard, and
+     * every node not heard is known down (heartbeat): one that is up but missed a step may hold the
+     * record, so the open waits for it (TIMEOUT, the caller retries).
      *
      * <p>Why a node that is down cannot hold the record: at least {@code groupSize - 1} nodes were
      * fenced and read, and a record is on both members of its queue, so at least one member of any
-     * existing queue was heard. The remaining case, a member heard that lost its disk while the other
-     * member is down, is a double fault: it reads as a new queue, and the queue is created a second
-     * time. Which creation's record is newer then decides which copies serve; the open that sees
-     * both raises an ALARM naming the copy of the other creation that holds messages (each creation
-     * has its own {@link MembershipRecord#incarnation}).
+     * existing queue was heard, unless that member lost its disk while the other one is down. The
+     * trace check catches that case whenever a node heard took part in an earlier open (with all
+     * nodes up at creation, every node did). What is left: a queue created while a node was down
+     * (that node has no trace), then its copies' nodes one down and one wiped, and that node heard:
+     * the queue is created a second time. Which creation's record is newer then decides which copies
+     * serve; the open that sees both creations raises an ALARM naming the copy of the other one that
+     * holds messages (each creation has its own {@link MembershipRecord#incarnation}).
      *
      * <p>Two creators racing while a node is down fence the same nodes: the higher epoch wins on
      * both and the other open fails (STALE_EPOCH), as with every node up. A node that comes back

@@ -77,9 +77,11 @@
  * with every node answering, or with the nodes not heard known down (heartbeat) and two empty nodes
  * heard: on the rule's pair, a node of it that is down replaced by the next node of the group. The
  * copies are found later wherever they are (every open and reader probes the whole group and follows
- * the newest record). A node of a queue down while the other copy's node lost its disk makes the queue
- * look new: it is created again, and the open that later sees both creations raises an ALARM naming
- * the copy of the other one ({@code MembershipRecord.incarnation}); its messages are not merged.</li>
+ * the newest record). A queue is never taken for new while a node heard holds a trace of an earlier
+ * open (the empty queue every open leaves on every node it fences). Left: a queue created with a
+ * node down, later one copy's node down and the other wiped while the node that was down is heard:
+ * it is created again, and the open that later sees both creations raises an ALARM naming the copy
+ * of the other one ({@code MembershipRecord.incarnation}); its messages are not merged.</li>
  * <li>Single-failure assumption: a node that lost its data (restarted without its journal) counts
  * as a failure until its copy is rebuilt. If, meanwhile, the survivor is also unreachable and a new
  * owner opens the queue, the records it reads may not name the newest copy.</li>
