@@ -449,10 +449,10 @@ final class OpenProcedure {
         for (Probe p : fenced) {
             if (p.record != null && p.record.incarnation() != 0 && rec.incarnation() != 0
                     && p.record.incarnation() != rec.incarnation() && size(p) > 0) {
-                r.event("ALARM: the copy on " + p.node + " holds " + size(p) + " messages of an earlier creation of "
+                r.event("ALARM: the copy on " + p.node + " holds " + size(p) + " messages of another creation of "
                         + r.name + " (record " + p.record.epoch() + "." + p.record.seq() + ", members "
                         + p.record.members().stream().map(MembershipRecord.Entry::node).toList()
-                        + "); the queue was created again while that node was down and the other copy's disk was lost;"
+                        + "); the queue was created twice (a node down while the other copy's disk was lost);"
                         + " served from the newest record's members " + rec.members().stream().map(MembershipRecord.Entry::node).toList()
                         + ", those messages are not delivered");
             }
