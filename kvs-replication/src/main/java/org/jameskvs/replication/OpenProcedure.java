@@ -382,8 +382,9 @@ final class OpenProcedure {
      * existing queue was heard, unless that member lost its disk while the other one is down. The
      * trace check catches that case whenever a node heard took part in an earlier open (with all
      * nodes up at creation, every node did). What is left: a queue created while a node was down
-     * (that node has no trace), then its copies' nodes one down and one wiped, and that node heard:
-     * the queue is created a second time. Which creation's record is newer then decides which copies
+     * (that node has no trace unless the writer was still open when it came back: then the writer
+     * leaves one, {@code QueueReplica#untraced}), then its copies' nodes one down and one wiped, and
+     * that node heard: the queue is created a second time. Which creation's record is newer then decides which copies
      * serve; the open that sees both creations raises an ALARM naming the copy of the other one that
      * holds messages (each creation has its own {@link MembershipRecord#incarnation}).
      *
@@ -413,6 +414,7 @@ final class OpenProcedure {
             return false;
         }
         r.event("new queue with " + String.join(", ", unheard) + " down: created on two reachable nodes");
+        r.untraced.addAll(unheard);
         return true;
     }
 

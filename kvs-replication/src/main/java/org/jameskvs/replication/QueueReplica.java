@@ -81,6 +81,12 @@ public final class QueueReplica {
     private long recordSeq;
     /** The queue's creation id, carried by every record written (see {@link MembershipRecord}); set by the open. */
     long incarnation;
+    /**
+     * Nodes that were down when this open created the queue: they hold no trace of it (the empty
+     * fenced queue every open leaves), which is what lets a later open with nodes down tell an
+     * existing queue from a new one. Each gets its trace when it comes back (see {@link #onNodeUp}).
+     */
+    final Set<String> untraced = new HashSet<>();
     private long renewals;
     private long lastRenewAt;
     Rebuild rebuild;
@@ -1093,6 +1099,9 @@ public final class QueueReplica {
         if (phase != Phase.READY) {
             return;
         }
+        if (untraced.remove(node) && memberOn(node) == null) {
+            leaveTrace(node);
+        }
         Member m = memberOn(node);
         if (m != null && m.lost) {
             m.path = core.health(node).bestPath();
@@ -1102,6 +1111,18 @@ public final class QueueReplica {
         if (members.size() < 2 && rebuild == null) {
             startRebuildIfPossible(null);
         }
+    }
+
+    /**
+     * Opens the queue for writing on a node that is no copy and was down at creation (an empty queue
+     * at this writer's epoch: the trace OpenProcedure's check looks for). Best effort: a node that
+     * misses it only narrows what a later open can tell, see the open's known limits.
+     */
+    private void leaveTrace(String node) {
+        NodeRequest open = NodeRequest.open(core.nextToken(), node, core.health(node).bestPath(), name, true,
+                wireEpoch(), owner);
+        core.send(open, resp -> event(resp.isOk() ? "trace of the queue left on " + node + " (down at creation)"
+                : "no trace left on " + node + ": " + resp.status()));
     }
 
     void tick(long now) {

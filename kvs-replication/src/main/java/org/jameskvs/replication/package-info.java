@@ -78,8 +78,10 @@
  * heard: on the rule's pair, a node of it that is down replaced by the next node of the group. The
  * copies are found later wherever they are (every open and reader probes the whole group and follows
  * the newest record). A queue is never taken for new while a node heard holds a trace of an earlier
- * open (the empty queue every open leaves on every node it fences). Left: a queue created with a
- * node down, later one copy's node down and the other wiped while the node that was down is heard:
+ * open (the empty queue every open leaves on every node it fences; a writer that created a queue
+ * with a node down leaves it there when the node comes back). Left: a queue created with a node
+ * down that came back after its writer closed, later one copy's node down and the other wiped while
+ * that node is heard:
  * it is created again, and the open that later sees both creations raises an ALARM naming the copy
  * of the other one ({@code MembershipRecord.incarnation}); its messages are not merged.</li>
  * <li>Single-failure assumption: a node that lost its data (restarted without its journal) counts

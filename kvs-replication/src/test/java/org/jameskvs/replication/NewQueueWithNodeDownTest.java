@@ -70,6 +70,10 @@ class NewQueueWithNodeDownTest {
         int mark = cluster.events.size();
         cluster.restart(victim);
         cluster.awaitEvent(mark, e -> e.equals(victim + "/ACTIVE READY again"), WAIT, victim + " back");
+        // The writer leaves its trace there: a later open with nodes down must not take the queue for new.
+        cluster.awaitEvent(mark, e -> e.equals(q + ": trace of the queue left on " + victim + " (down at creation)"),
+                WAIT, "trace on " + victim);
+        assertThat(cluster.hasQueue(victim, q)).as("an empty queue on " + victim + ", no copy").isTrue();
         writer.close();
 
         // A fresh adapter (another James process, or this one restarted) reads the queue read-only.
