@@ -6,13 +6,10 @@ import org.jameskvs.protocol.Opcode;
 import org.jameskvs.protocol.Requests;
 import org.jameskvs.protocol.Status;
 import org.jameskvs.protocol.Wire;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,19 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ContentIdentityProtocolTest {
     private static final String PASSWORD = "s3cret";
-    @TempDir
-    Path dir;
-    KvsServer server;
-
-    @BeforeEach
-    void start() {
-        server = KvsServer.start(ServerConfig.forTest(dir, PASSWORD));
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    final ServerOnDisk server = new ServerOnDisk(PASSWORD);
 
     /** (seq, digest) at the end of a STAT answer; the frame must end right after them. */
     private record Identity(long seq, long digest) {
@@ -119,8 +105,7 @@ class ContentIdentityProtocolTest {
             before = stat(c, c.open("q", OpenMode.READ, 0));
             assertThat(before.seq()).isEqualTo(42);
         }
-        server.close();
-        server = KvsServer.start(ServerConfig.forTest(dir, PASSWORD));
+        server.restart();
         try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
             assertThat(stat(c, c.open("q", OpenMode.READ, 0))).as("after a restart").isEqualTo(before);
         }

@@ -10,12 +10,9 @@ import org.jameskvs.protocol.ProtocolVersion;
 import org.jameskvs.protocol.RequestDescriptor;
 import org.jameskvs.protocol.Requests;
 import org.jameskvs.protocol.Status;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,19 +25,8 @@ class ProtocolVersionTest {
     private static final String MISMATCH = "server speaks protocol version " + ProtocolVersion.CURRENT
             + ", client sent " + OTHER;
 
-    @TempDir
-    Path dir;
-    KvsServer server;
-
-    @BeforeEach
-    void start() {
-        server = KvsServer.start(ServerConfig.forTest(dir, PASSWORD));
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    final ServerOnDisk server = new ServerOnDisk(PASSWORD);
 
     @Test
     void theServerAnswersBadFrameNamingBothVersionsAndCloses() throws Exception {

@@ -6,13 +6,10 @@ import org.jameskvs.protocol.Opcode;
 import org.jameskvs.protocol.Requests;
 import org.jameskvs.protocol.Status;
 import org.jameskvs.protocol.Wire;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,19 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class SequencedMutationServerTest {
     private static final String PASSWORD = "s3cret";
-    @TempDir
-    Path dir;
-    KvsServer server;
-
-    @BeforeEach
-    void start() {
-        server = KvsServer.start(ServerConfig.forTest(dir, PASSWORD));
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    final ServerOnDisk server = new ServerOnDisk(PASSWORD);
 
     private static byte[] b(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
@@ -84,8 +70,7 @@ class SequencedMutationServerTest {
             assertThat(c.put(h, "c", "unsequenced").status()).as("a client without seqs").isEqualTo(Status.OK);
             assertThat(sizeAndSeq(c, h)).containsExactly(3, 4);
         }
-        server.close();
-        server = KvsServer.start(ServerConfig.forTest(dir, PASSWORD));
+        server.restart();
         try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
             int h = c.open("q", OpenMode.WRITE, 1);
             assertThat(put(c, h, 1, "a").status()).as("a repeat after a restart").isEqualTo(Status.OK);

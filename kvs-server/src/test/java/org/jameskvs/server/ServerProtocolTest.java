@@ -9,13 +9,10 @@ import org.jameskvs.protocol.Requests;
 import org.jameskvs.protocol.Status;
 import org.jameskvs.protocol.StoredMessage;
 import org.jameskvs.protocol.Wire;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,19 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The protocol against a real server on a real socket: every operation and every error code. */
 class ServerProtocolTest {
     private static final String PASSWORD = "s3cret";
-    @TempDir
-    Path dir;
-    KvsServer server;
-
-    @BeforeEach
-    void start() {
-        server = KvsServer.start(ServerConfig.forTest(dir, PASSWORD));
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    final ServerOnDisk server = new ServerOnDisk(PASSWORD);
 
     private static byte[] b(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
@@ -169,15 +155,10 @@ class ServerProtocolTest {
 
     @Test
     void oversizedFrameIsRefusedWithoutLosingTheConnection() throws Exception {
-        server.close();
-        java.util.Properties p = new java.util.Properties();
-        p.setProperty("listen.port", "0");
-        p.setProperty("data.dir", dir.toString());
-        p.setProperty("auth.password", PASSWORD);
-        p.setProperty("metrics.enabled", "false");
-        p.setProperty("disk.minFreeBytes", "0");
-        p.setProperty("frame.maxBytes", "4096");
-        server = KvsServer.start(ServerConfig.fromProperties(p));
+        server.restart(p -> {
+            p.setProperty("frame.maxBytes", "4096");
+            return p;
+        });
         try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
             int h = c.open("q", OpenMode.WRITE, 0);
             RawClient.Response big = c.put(h, "big", "x".repeat(10_000));
@@ -229,8 +210,7 @@ class ServerProtocolTest {
                 assertThat(c.put(h, "m" + i, "body" + i).status()).isEqualTo(Status.OK);
             }
         }
-        server.close();
-        server = KvsServer.start(ServerConfig.forTest(dir, PASSWORD));
+        server.restart();
         try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
             assertThat(c.call(b -> Requests.open(b, c.nextSeq(), "spool", OpenMode.WRITE, 8, 0, 0, "old")).status())
                     .isEqualTo(Status.STALE_EPOCH);
