@@ -78,6 +78,8 @@ public final class QueueReplica {
     final List<Member> members = new ArrayList<>();
     /** Nodes whose copy was isolated (sync NG), for the management table. */
     final Set<String> isolated = new HashSet<>();
+    /** Isolated copies whose stale content is cleared once two copies are in sync again. */
+    final StaleCopies staleCopies = new StaleCopies(this);
     private long recordSeq;
     /** The queue's creation id, carried by every record written (see {@link MembershipRecord}); set by the open. */
     long incarnation;
@@ -156,6 +158,7 @@ public final class QueueReplica {
         this.openSize = size;
         members.clear();
         members.addAll(initial);
+        staleCopies.forgetAll(); // the copies were found again by their records
         if (readCopy != null) {
             readCopyChanges++; // a reclaim: the copies are found again, positions may refer to another one
         }
@@ -963,6 +966,9 @@ public final class QueueReplica {
             }
             return;
         }
+        if (otherSync) {
+            staleCopies.noteIsolated(m.node); // the other copy holds every acknowledged mutation
+        }
         isolate(m, why);
         if (phase == Phase.READY) {
             writeRecord();
@@ -984,6 +990,9 @@ public final class QueueReplica {
                 startRebuildIfPossible(null);
             }
             return;
+        }
+        if (other != null && other.sync == SyncState.SYNC && !other.lost) {
+            staleCopies.noteIsolated(m.node); // the other copy holds every acknowledged mutation
         }
         isolate(m, "sync NG: " + why);
         if (phase == Phase.READY) {
@@ -1102,6 +1111,7 @@ public final class QueueReplica {
         if (untraced.remove(node) && memberOn(node) == null) {
             leaveTrace(node);
         }
+        staleCopies.clearIfSafe();
         Member m = memberOn(node);
         if (m != null && m.lost) {
             m.path = core.health(node).bestPath();
@@ -1276,6 +1286,7 @@ public final class QueueReplica {
         Member t = new Member(target, SyncState.REBUILDING, core.health(target).bestPath());
         members.add(t);
         isolated.remove(target);
+        staleCopies.forget(target);
         rebuild = new Rebuild(this, source, t);
         event("rebuild " + target + " from " + source.node);
         openMember(t);
@@ -1316,6 +1327,7 @@ public final class QueueReplica {
         }
         event("rebuild of " + r.target.node + " done: " + r.copied + " message(s) copied");
         writeRecord();
+        staleCopies.clearIfSafe();
     }
 
     // ------------------------------------------------------------------ helpers
@@ -1366,6 +1378,12 @@ public final class QueueReplica {
 
     private static boolean isMutation(ReplicaOp op) {
         return op.kind.isMutation() || op.purpose == ReplicaOp.Purpose.RECORD;
+    }
+
+    /** Two reachable in-sync members and no rebuild: what every isolated copy is superseded by. */
+    boolean twoCopiesInSync() {
+        return phase == Phase.READY && rebuild == null && members.size() == 2
+                && members.stream().allMatch(m -> m.sync == SyncState.SYNC && !m.lost);
     }
 
     Member memberOn(String node) {
@@ -1421,7 +1439,8 @@ public final class QueueReplica {
             if (!seen.containsKey(n)) {
                 NodeHealth h = core.health(n);
                 rows.add(new ManagementTable.Row(name, n, h.state(NodePath.ACTIVE) == NetState.NG ? NetState.NG : NetState.READY,
-                        h.state(NodePath.STANDBY) == NetState.NG ? NetState.NG : NetState.READY, SyncState.NG, -1, Epochs.counter(epoch), "isolated"));
+                        h.state(NodePath.STANDBY) == NetState.NG ? NetState.NG : NetState.READY, SyncState.NG, -1, Epochs.counter(epoch),
+                        staleCopies.note(n).isEmpty() ? "isolated" : staleCopies.note(n)));
             }
         }
         return rows;

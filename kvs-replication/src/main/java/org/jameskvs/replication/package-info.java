@@ -115,6 +115,10 @@
  * kvs-protocol) is never taken as in sync, whatever its transaction number: at open, takeover or a
  * member's reopen it is NG and rebuilt from the intact copy (the rebuild's CLEAR ends the mark).
  * With no intact copy it is served with an ALARM event; with an intact one away, the open waits.</li>
+ * <li><b>Copy hygiene</b>: a copy isolated while the other copy was in sync is cleared on its node
+ * (an empty queue stays, the trace of the open) once two copies are in sync again and its node is
+ * up ({@code StaleCopies}); a copy given up in an ALARM is kept for the operator. Readers, the
+ * OR-set log readers included, read only copies named by the newest record.</li>
  * <li>Exactly one outcome per call; futures never complete exceptionally.</li>
  * <li><b>A node is declared lost for its silence only</b>: any answer on a path (not only a PING's)
  * proves it alive; a request fails over only when its copy has been silent for
