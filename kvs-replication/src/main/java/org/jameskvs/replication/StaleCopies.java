@@ -2,6 +2,7 @@ package org.jameskvs.replication;
 
 import org.jameskvs.protocol.Status;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -61,12 +62,13 @@ final class StaleCopies {
             return;
         }
         ReplicationCore core = replica.core;
-        for (Map.Entry<String, String> e : noted.entrySet()) {
-            String node = e.getKey();
-            if (e.getValue() != null || replica.memberOn(node) != null || !core.health(node).up()) {
+        // A copy of the keys: a transport may answer at once, and the answer changes the notes.
+        for (String node : new ArrayList<>(noted.keySet())) {
+            if (!noted.containsKey(node) || noted.get(node) != null || replica.memberOn(node) != null
+                    || !core.health(node).up()) {
                 continue;
             }
-            e.setValue("isolated, clearing");
+            noted.put(node, "isolated, clearing");
             NodePath path = core.health(node).bestPath();
             NodeRequest open = NodeRequest.open(core.nextToken(), node, path, replica.name, true,
                     replica.wireEpoch(), replica.owner);
