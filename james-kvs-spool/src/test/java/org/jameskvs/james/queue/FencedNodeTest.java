@@ -70,7 +70,7 @@ class FencedNodeTest {
     private KvsClientOpener otherConnection;
     private KvsMailQueueFactory factory;
     private final CapturedLog fencingLog = CapturedLog.of(Fencing.class);
-    private final CapturedLog enqueuerLog = CapturedLog.of(Enqueuer.class);
+    private final CapturedLog enqueuerLog = CapturedLog.of(StoreWrites.class);
     private final CapturedLog readerLog = CapturedLog.of(MailQueueReader.class);
 
     @AfterEach
