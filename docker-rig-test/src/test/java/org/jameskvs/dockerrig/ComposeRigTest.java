@@ -1,5 +1,7 @@
 package org.jameskvs.dockerrig;
 
+import org.jameskvs.testkit.smtp.SmtpClient;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
@@ -60,8 +62,11 @@ class ComposeRigTest {
             String smtpHost = rig.host("james", 2525);
             int smtpPort = rig.port("james", 2525);
             for (int i = 0; i < OWN_MAILS; i++) {
-                Smtp.send(smtpHost, smtpPort, "rig-test@rig.test", "rig-test@example.com",
-                    "rig-test " + runId + " " + i, "rig-test-" + runId + "-" + i + "@rig.test");
+                try (SmtpClient client = SmtpClient.connect(smtpHost, smtpPort, 60_000)) {
+                    int reply = client.send("rig-test@rig.test", "rig-test@example.com", SmtpClient.message("rig-test@rig.test",
+                        "rig-test@example.com", "<rig-test-" + runId + "-" + i + "@rig.test>", "rig-test " + runId + " " + i));
+                    assertThat(reply).as("reply to mail %d: %s", i, client.lastReply()).isEqualTo(250);
+                }
             }
 
             // Every mail reaches the sink (James -> spool -> outgoing -> RemoteDelivery), exactly once.

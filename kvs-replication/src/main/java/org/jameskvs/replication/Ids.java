@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HexFormat;
 
+import org.jameskvs.protocol.ReservedIds;
+
 /** Message ids as map keys, and the id reserved for the replication's own record. */
 final class Ids {
     /**
@@ -16,7 +18,7 @@ final class Ids {
     }
 
     static boolean isReserved(byte[] id) {
-        return id.length > 0 && id[0] == 0;
+        return ReservedIds.isReserved(id);
     }
 
     static String key(byte[] id) {

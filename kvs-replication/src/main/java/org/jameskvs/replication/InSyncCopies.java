@@ -28,11 +28,6 @@ public final class InSyncCopies {
         return Ids.RECORD_ID.clone();
     }
 
-    /** Ids starting with a zero byte belong to the replication layer (its record), not to the user. */
-    public static boolean isReserved(byte[] id) {
-        return Ids.isReserved(id);
-    }
-
     /**
      * The copies to read.
      *

@@ -1,12 +1,9 @@
 package org.jameskvs.replication;
 
 import org.jameskvs.client.KvsQueue;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -23,24 +20,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>Two ways a path fails: FROZEN (nothing flows, nothing closes: only heartbeats and request
  * timeouts tell) and CUT (connections reset, new ones refused: seen at once).
  */
-class ActivePathCutTest {
+class ActivePathCutTest extends ClusterRigTest<ProxiedCluster> {
     private static final String Q = "spool.pathcut";
     private static final Duration EVENT_WAIT = Duration.ofSeconds(60);
 
     enum Fault { FROZEN, CUT }
-
-    @TempDir
-    Path dir;
-
-    private ProxiedCluster cluster;
-    private final PutLedger ledger = new PutLedger();
-
-    @AfterEach
-    void tearDown() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @ParameterizedTest(name = "{0} active path of a copy, {1} queue")
     @CsvSource({"FROZEN, idle", "FROZEN, busy", "CUT, idle", "CUT, busy"})

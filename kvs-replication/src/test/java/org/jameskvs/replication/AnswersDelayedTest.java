@@ -1,12 +1,9 @@
 package org.jameskvs.replication;
 
 import org.jameskvs.client.KvsQueue;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -26,25 +23,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * refused until the late node answers in time again and is rebuilt (the puts it held are acknowledged
  * by that rebuild).
  */
-class AnswersDelayedTest {
+class AnswersDelayedTest extends ClusterRigTest<ProxiedCluster> {
     private static final String Q = "spool.delayed";
     private static final Duration DELAY = Duration.ofSeconds(3);
     /** How long the node's answers are delayed: the fault's own length, not a wait for work. */
     private static final Duration FAULT = Duration.ofSeconds(3);
     private static final Duration EVENT_WAIT = Duration.ofSeconds(60);
-
-    @TempDir
-    Path dir;
-
-    private ProxiedCluster cluster;
-    private final PutLedger ledger = new PutLedger();
-
-    @AfterEach
-    void tearDown() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @ParameterizedTest(name = "{0} node(s), answers of kvs1 delayed on {1}")
     @CsvSource({"3, both paths", "2, both paths", "3, the active path"})

@@ -1,13 +1,10 @@
 package org.jameskvs.replication;
 
 import org.jameskvs.client.KvsQueue;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -23,22 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Printed, not asserted: a figure of this machine, not a property; the test asserts only that the
  * new copy holds every acknowledged message. {@code -Dreplication.catchup.messages=N} changes the count.
  */
-class CatchUpTimeTest {
+class CatchUpTimeTest extends ClusterRigTest<ProcessCluster> {
     private static final String Q = "spool.catchup";
     private static final int BODY = 1024;
-
-    @TempDir
-    Path dir;
-
-    private ProcessCluster cluster;
-    private final PutLedger ledger = new PutLedger();
-
-    @AfterEach
-    void tearDown() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     /** CPU time so far (ns) of the two servers, the adapter's event loop thread and this JVM, and the wall clock. */
     private record CpuSample(long wall, long source, long target, long adapter, long jvm) {

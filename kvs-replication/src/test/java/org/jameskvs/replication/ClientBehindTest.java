@@ -1,11 +1,8 @@
 package org.jameskvs.replication;
 
 import org.jameskvs.client.KvsQueue;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -34,26 +31,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * acknowledged put is on both copies. (That real silence is still detected is what
  * {@link AnswersDelayedTest}, {@link ActivePathCutTest} and {@link KillNineEachNodeTest} prove.)
  */
-class ClientBehindTest {
+class ClientBehindTest extends ClusterRigTest<ProxiedCluster> {
     private static final String Q = "spool.behind";
     private static final Duration EVENT_WAIT = Duration.ofSeconds(60);
     /** Events that mean the replication judged a healthy node or path failed. */
     private static final Predicate<String> JUDGED_FAILED = e -> e.contains(" NG") || e.contains("failed")
             || e.contains("lost") || e.contains("isolate") || e.contains("rebuild") || e.contains("reopened")
             || e.contains("reclaim") || e.contains("ALARM") || e.contains("fenced") || e.contains("is back");
-
-    @TempDir
-    Path dir;
-
-    private ProxiedCluster cluster;
-    private final PutLedger ledger = new PutLedger();
-
-    @AfterEach
-    void tearDown() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @Test
     void aClientThatStandsStillForThreeHeartbeatTimeoutsDeclaresNoHealthyNodeLost() throws Exception {

@@ -135,8 +135,13 @@ abstract class ClusterRig implements AutoCloseable {
      * out), read block-wise with a plain client straight from the server.
      */
     List<String> readCopy(String node, String queue) {
+        return readCopy(serverPort(node), node, queue);
+    }
+
+    /** {@link #readCopy(String, String)} of the node on that port (password {@link #PASSWORD}). */
+    static List<String> readCopy(int port, String node, String queue) {
         List<String> ids = new ArrayList<>();
-        try (KvsClient c = KvsClient.connect(KvsClientConfig.builder().host("127.0.0.1").port(serverPort(node))
+        try (KvsClient c = KvsClient.connect(KvsClientConfig.builder().host("127.0.0.1").port(port)
                 .credentials("james", PASSWORD).requestTimeout(Duration.ofSeconds(60)).build())) {
             KvsQueue q = c.open(queue, OpenOptions.reader()).join().orThrow();
             long from = 0;

@@ -9,8 +9,6 @@ import org.jameskvs.client.KvsQueue;
 import org.jameskvs.client.OpenOptions;
 import org.jameskvs.client.OpenResult;
 import org.jameskvs.client.QueueStat;
-import org.jameskvs.client.ReadResult;
-import org.jameskvs.protocol.StoredMessage;
 import org.jameskvs.server.KvsServer;
 import org.jameskvs.server.ServerConfig;
 import org.jameskvs.server.storage.JournalDamage;
@@ -70,16 +68,7 @@ class DamagedCopyRebuildTest {
     /** Lost DELETE: the damaged copy holds one message more, which made it look ahead, so it was the source. */
     @Test
     void aCopyThatLostADeleteIsRebuiltNotTrusted() throws Exception {
-        List<String> live = writeTwoBatchesAndStop("kvs2");
-        damageOlderFile("kvs2", false);
-        restart("kvs2");
-        assertDamagedWithSameTransaction("kvs2", "kvs1");
-
-        reopenAsRestartedOwner();
-        awaitEvent(e -> e.contains("rebuild of") && e.contains("done"), "a copy rebuilt");
-        assertBothCopiesHoldExactly(live);
-        awaitEvent(e -> e.contains("DAMAGED copy on kvs2"), "damaged copy detected");
-        awaitEvent(e -> e.contains("rebuild of kvs2 done"), "kvs2 rebuilt");
+        damagedCopyIsRebuiltNotTrusted("kvs2", "kvs1", false);
     }
 
     /**
@@ -88,16 +77,24 @@ class DamagedCopyRebuildTest {
      */
     @Test
     void aCopyThatLostAPutAndADeleteIsRebuiltNotTrusted() throws Exception {
-        List<String> live = writeTwoBatchesAndStop("kvs1");
-        damageOlderFile("kvs1", true);
-        restart("kvs1");
-        assertDamagedWithSameTransaction("kvs1", "kvs2");
+        damagedCopyIsRebuiltNotTrusted("kvs1", "kvs2", true);
+    }
+
+    /**
+     * The copy on {@code damaged} loses a DELETE (and a PUT, if {@code alsoLostPut}) in its older
+     * journal file while the node is down; the restarted owner must rebuild it from {@code intact}.
+     */
+    private void damagedCopyIsRebuiltNotTrusted(String damaged, String intact, boolean alsoLostPut) throws Exception {
+        List<String> live = writeTwoBatchesAndStop(damaged);
+        damageOlderFile(damaged, alsoLostPut);
+        restart(damaged);
+        assertDamagedWithSameTransaction(damaged, intact);
 
         reopenAsRestartedOwner();
         awaitEvent(e -> e.contains("rebuild of") && e.contains("done"), "a copy rebuilt");
         assertBothCopiesHoldExactly(live);
-        awaitEvent(e -> e.contains("DAMAGED copy on kvs1"), "damaged copy detected");
-        awaitEvent(e -> e.contains("rebuild of kvs1 done"), "kvs1 rebuilt");
+        awaitEvent(e -> e.contains("DAMAGED copy on " + damaged), "damaged copy detected");
+        awaitEvent(e -> e.contains("rebuild of " + damaged + " done"), damaged + " rebuilt");
     }
 
     /**
@@ -354,24 +351,6 @@ class DamagedCopyRebuildTest {
 
     /** The user's messages on one node's copy, in position order, read directly. */
     private List<String> readAll(String node) {
-        List<String> ids = new ArrayList<>();
-        try (KvsClient c = plainClient(node)) {
-            KvsQueue q = c.open(Q, OpenOptions.reader()).join().orThrow();
-            long from = 0;
-            for (int blocks = 0; blocks < 100; blocks++) {
-                ReadResult rr = q.read(from, 1000, 16 << 20, 0).join();
-                assertThat(rr.isOk()).isTrue();
-                if (rr.messages().isEmpty()) {
-                    return ids;
-                }
-                for (StoredMessage m : rr.messages()) {
-                    if (!Ids.isReserved(m.id())) {
-                        ids.add(new String(m.id(), StandardCharsets.UTF_8));
-                    }
-                }
-                from = rr.nextPosition();
-            }
-        }
-        throw new AssertionError("more than 100 blocks on " + node);
+        return ClusterRig.readCopy(ports.get(node), node, Q);
     }
 }

@@ -1,12 +1,9 @@
 package org.jameskvs.replication;
 
 import org.jameskvs.client.KvsQueue;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,23 +24,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>The CI run has a backlog of 100,000; the issue's 1,000,000 x 1 KB runs with {@code -Pslow}
  * ({@code -Dreplication.kill9.backlog=N} to change it).
  */
-class KillNineEachNodeTest {
+class KillNineEachNodeTest extends ClusterRigTest<ProcessCluster> {
     private static final String P5 = "faults/queue/spool@p5";
     private static final String P9 = "faults/queue/spool@p9";
     private static final List<String> NODES = List.of("kvs1", "kvs2", "kvs3");
-
-    @TempDir
-    Path dir;
-
-    private ProcessCluster cluster;
-    private final PutLedger ledger = new PutLedger();
-
-    @AfterEach
-    void tearDown() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @Test
     void everyAcknowledgedMessageSurvivesAKillNineOfEachNodeInTurnInPutOrder() throws Exception {

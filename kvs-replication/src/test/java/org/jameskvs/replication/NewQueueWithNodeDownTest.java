@@ -5,9 +5,7 @@ import org.jameskvs.client.OpenOptions;
 import org.jameskvs.client.OpenResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,23 +22,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  * read-only, with every acknowledged message; the returning node gets no copy. Two adapters creating
  * the same queue at once while the node is down end with one owner and one pair of copies.
  */
-class NewQueueWithNodeDownTest {
+class NewQueueWithNodeDownTest extends ClusterRigTest<ProcessCluster> {
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final int PUTS = 2_000;
 
-    @TempDir
-    Path dir;
-
-    private ProcessCluster cluster;
     private final List<ReplicatedQueueOpener> others = new ArrayList<>();
-    private final PutLedger ledger = new PutLedger();
 
+    /** Before the cluster closes (a subclass's {@code @AfterEach} runs before its superclass's). */
     @AfterEach
-    void tearDown() {
+    void closeOtherAdapters() {
         others.forEach(ReplicatedQueueOpener::close);
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     @Test

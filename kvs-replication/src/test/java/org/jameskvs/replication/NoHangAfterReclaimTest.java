@@ -7,12 +7,9 @@ import org.jameskvs.client.KvsQueue;
 import org.jameskvs.client.OpenOptions;
 import org.jameskvs.client.QueueStat;
 import org.jameskvs.protocol.Status;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,21 +32,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * adapter isolate kvs2 and rebuild kvs3 from kvs1, more puts queue up on kvs1's frozen path; only
  * then (heartbeat timeout 3 s) kvs1's path switch reopens it at the foreign number.
  */
-class NoHangAfterReclaimTest {
+class NoHangAfterReclaimTest extends ClusterRigTest<ProxiedCluster> {
     private static final String Q = "spool.nohang";
     private static final String OWNER = "james-a";
-
-    @TempDir
-    Path dir;
-
-    private ProxiedCluster cluster;
-
-    @AfterEach
-    void tearDown() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @Test
     void requestsQueuedOnTheKeptCopyAreSentAndEveryPutGetsTheStateMachinesOutcome() throws Exception {

@@ -4,12 +4,9 @@ import org.jameskvs.client.Ack;
 import org.jameskvs.client.KvsQueue;
 import org.jameskvs.client.ReadResult;
 import org.jameskvs.protocol.StoredMessage;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,20 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * switch of an idle copy (nothing in flight to absorb the +1) isolated a healthy copy and rebuilt it,
  * and the only in-sync copy coming back after a loss was flagged DATA LOSS and the queue reclaimed.
  */
-class PathSwitchKeepsHealthyCopyTest {
+class PathSwitchKeepsHealthyCopyTest extends ClusterRigTest<ProxiedCluster> {
     private static final String Q = "spool.pathswitch";
-
-    @TempDir
-    Path dir;
-
-    private ProxiedCluster cluster;
-
-    @AfterEach
-    void tearDown() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     private ProxiedCluster start(int nodes) throws Exception {
         return new ProxiedCluster(dir, nodes, c -> c

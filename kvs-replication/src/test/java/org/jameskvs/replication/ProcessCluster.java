@@ -1,10 +1,9 @@
 package org.jameskvs.replication;
 
-import org.jameskvs.server.ServerProcess;
+import org.jameskvs.testkit.FreePorts;
+import org.jameskvs.testkit.KvsServerProcess;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,19 +12,18 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 /**
- * KVS servers as real OS processes ({@link ServerProcess}: kill -9 is a real SIGKILL), each on a
+ * KVS servers as real OS processes ({@link KvsServerProcess}: kill -9 is a real SIGKILL), each on a
  * fixed port and data directory it keeps across restarts, reached by the real adapter directly (both
  * paths of a node go to its one port), see {@link ClusterRig}.
  */
 final class ProcessCluster extends ClusterRig {
     private final Path dir;
     private final Map<String, Integer> ports = new LinkedHashMap<>();
-    private final Map<String, ServerProcess> processes = new LinkedHashMap<>();
+    private final Map<String, KvsServerProcess> processes = new LinkedHashMap<>();
 
     /** {@code nodes} server processes named kvs1..kvsN; {@code tune} adjusts the configuration. */
     ProcessCluster(Path dir, int nodes, UnaryOperator<ReplicationConfig> tune) throws Exception {
@@ -34,7 +32,7 @@ final class ProcessCluster extends ClusterRig {
         try {
             for (int i = 1; i <= nodes; i++) {
                 String name = "kvs" + i;
-                int port = portOutsideEphemeralRange();
+                int port = FreePorts.next();
                 ports.put(name, port);
                 start(name);
                 specs.add(new ReplicationConfig.NodeSpec(name, "127.0.0.1", port, "127.0.0.1", port));
@@ -47,7 +45,8 @@ final class ProcessCluster extends ClusterRig {
     }
 
     private void start(String node) throws Exception {
-        processes.put(node, ServerProcess.start(dataDir(node), PASSWORD, "listen.port=" + ports.get(node)));
+        processes.put(node, KvsServerProcess.in(dir.resolve(node + "-process")).name(node).dataDir(dataDir(node))
+                .password(PASSWORD).port(ports.get(node)).fromClassPath().start());
     }
 
     Path dataDir(String node) {
@@ -61,7 +60,7 @@ final class ProcessCluster extends ClusterRig {
 
     /** Starts the node again on its port and data directory (after {@link #kill9}). */
     void restart(String node) throws Exception {
-        start(node);
+        processes.get(node).startAgain();
     }
 
     /** Deletes the node's journal directory: the node must be down. */
@@ -86,38 +85,12 @@ final class ProcessCluster extends ClusterRig {
 
     @Override
     protected void stopServers() {
-        for (ServerProcess p : processes.values()) {
+        for (KvsServerProcess p : processes.values()) {
             try {
                 p.kill9(); // the journals are the test's temporary files: no need for a graceful stop
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }
-    }
-
-    /**
-     * A free port below the kernel's ephemeral range: a port that {@code bind(0)} hands out can be
-     * taken as the local port of some outgoing connection while the node is down, and the node's
-     * restart on it would then fail.
-     */
-    private static int portOutsideEphemeralRange() throws IOException {
-        int ephemeralLow = 32768;
-        try {
-            ephemeralLow = Integer.parseInt(Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))
-                    .trim().split("\\s+")[0]);
-        } catch (IOException | RuntimeException notLinux) {
-            // keep Linux's default
-        }
-        int base = 10_000;
-        int span = Math.max(1_000, ephemeralLow - base);
-        for (int attempt = 0; attempt < 200; attempt++) {
-            int port = base + ThreadLocalRandom.current().nextInt(span);
-            try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-                return port;
-            } catch (IOException inUse) {
-                // another one
-            }
-        }
-        throw new IOException("no free port in " + base + ".." + (base + span));
     }
 }

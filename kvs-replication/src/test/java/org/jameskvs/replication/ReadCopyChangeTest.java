@@ -4,12 +4,9 @@ import org.jameskvs.client.Ack;
 import org.jameskvs.client.KvsQueue;
 import org.jameskvs.client.ReadResult;
 import org.jameskvs.protocol.StoredMessage;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,20 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * in a renumbered copy (stranded). And a rebuilt copy held the messages put during the rebuild
  * before the older copied ones: once it served reads (its partner lost), mail came out of FIFO order.
  */
-class ReadCopyChangeTest {
+class ReadCopyChangeTest extends ClusterRigTest<ProxiedCluster> {
     private static final String Q = "spool.readcopy";
-
-    @TempDir
-    Path dir;
-
-    private ProxiedCluster cluster;
-
-    @AfterEach
-    void tearDown() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @Test
     void aReadCopyRebuiltInPlaceChangesThePositionSpaceAndKeepsFifoOrder() throws Exception {

@@ -1,11 +1,8 @@
 package org.jameskvs.replication;
 
 import org.jameskvs.client.KvsQueue;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -20,22 +17,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * lost. Once after the node was declared down (default timings), once back so fast that the
  * heartbeat never missed it (only its transaction number tells the copy is empty).
  */
-class WipedNodeTest {
+class WipedNodeTest extends ClusterRigTest<ProcessCluster> {
     private static final String Q = "spool.wiped";
     private static final Duration EVENT_WAIT = Duration.ofSeconds(90);
-
-    @TempDir
-    Path dir;
-
-    private ProcessCluster cluster;
-    private final PutLedger ledger = new PutLedger();
-
-    @AfterEach
-    void tearDown() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @Test
     void aNodeRestartedEmptyAfterItWasDeclaredDownIsRebuilt() throws Exception {

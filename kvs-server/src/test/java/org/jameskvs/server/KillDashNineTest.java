@@ -1,5 +1,7 @@
 package org.jameskvs.server;
 
+import org.jameskvs.testkit.KvsServerProcess;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -29,7 +31,7 @@ class KillDashNineTest {
         int n = Integer.getInteger("kill9.messages", 50_000);
         int size = 1024;
         long written;
-        try (ServerProcess server = ServerProcess.start(dir, PASSWORD);
+        try (KvsServerProcess server = KvsServerProcess.in(dir).password(PASSWORD).fromClassPath().start();
              RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
             int h = c.open("spool", OpenMode.WRITE, 1);
             written = PutSequence.pipelinedPuts(c, h, "m", n, size);
@@ -37,7 +39,7 @@ class KillDashNineTest {
         }
         assertThat(written).as("puts acknowledged before the kill").isEqualTo(n);
         long t0 = System.nanoTime();
-        try (ServerProcess server = ServerProcess.start(dir, PASSWORD)) {
+        try (KvsServerProcess server = KvsServerProcess.in(dir).password(PASSWORD).fromClassPath().start()) {
             long startupMs = (System.nanoTime() - t0) / 1_000_000;
             try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
                 int h = c.open("spool", OpenMode.WRITE, 1);
@@ -59,7 +61,7 @@ class KillDashNineTest {
         int size = 512;
         int answersRead = 2000;
         int acked = 0;
-        try (ServerProcess server = ServerProcess.start(dir, PASSWORD);
+        try (KvsServerProcess server = KvsServerProcess.in(dir).password(PASSWORD).fromClassPath().start();
              RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
             int h = c.open("spool", OpenMode.WRITE, 1);
             ByteBuf batch = Unpooled.buffer();
@@ -79,7 +81,7 @@ class KillDashNineTest {
             server.kill9();
         }
         assertThat(acked).as("puts acknowledged before the kill").isEqualTo(answersRead);
-        try (ServerProcess server = ServerProcess.start(dir, PASSWORD);
+        try (KvsServerProcess server = KvsServerProcess.in(dir).password(PASSWORD).fromClassPath().start();
              RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
             int h = c.open("spool", OpenMode.WRITE, 1);
             int recovered = PutSequence.readBackInOrder(c, h, "k", size);

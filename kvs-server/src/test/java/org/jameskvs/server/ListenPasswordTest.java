@@ -1,5 +1,8 @@
 package org.jameskvs.server;
 
+import org.jameskvs.testkit.ChildProcess;
+import org.jameskvs.testkit.KvsServerProcess;
+
 import org.jameskvs.protocol.Opcode;
 import org.jameskvs.protocol.Status;
 import org.junit.jupiter.api.Test;
@@ -79,17 +82,12 @@ class ListenPasswordTest {
 
     @Test
     void theServerProcessRefusesToStartWithASamplePasswordOnAllAddresses() throws Exception {
-        Path conf = dir.resolve("kvs-server.properties");
-        Files.writeString(conf, "listen.host=0.0.0.0\nlisten.port=0\nauth.password=changeme\nmetrics.enabled=false\n"
-                + "data.dir=" + dir.resolve("data") + "\n");
-        Process p = new ProcessBuilder(ServerProcess.command(conf)).redirectErrorStream(true).start();
-        try {
-            assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the server exits").isTrue();
-            String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(p.exitValue()).as(output).isEqualTo(2);
+        KvsServerProcess server = KvsServerProcess.in(dir).listenHost("0.0.0.0").password("changeme").fromClassPath().create();
+        try (ChildProcess p = server.launch()) {
+            assertThat(p.process().waitFor(60, TimeUnit.SECONDS)).as("the server exits").isTrue();
+            String output = p.logText();
+            assertThat(p.process().exitValue()).as(output).isEqualTo(2);
             assertThat(output).contains("configuration refused: auth.password");
-        } finally {
-            p.destroyForcibly();
         }
     }
 }

@@ -1,5 +1,7 @@
 package org.jameskvs.server;
 
+import org.jameskvs.testkit.KvsServerProcess;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -95,8 +97,9 @@ class PowerCutTest {
             DurableSnapshots.copySparse(data, before);
             Path snapshots = run.resolve("snapshots-" + cut);
             Path next = run.resolve("data-" + (cut + 1));
-            try (ServerProcess server = ServerProcess.startMain(PowerCutServerMain.class, List.of(snapshots.toString()),
-                    data, PASSWORD, "256m", props.toArray(new String[0]));
+            try (KvsServerProcess server = KvsServerProcess.in(run.resolve("process-" + cut)).dataDir(data).password(PASSWORD)
+                    .properties(props.toArray(new String[0]))
+                    .fromClassPath(PowerCutServerMain.class.getName(), snapshots.toString()).start();
                  RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
                 int h = c.open("spool", OpenMode.WRITE, 1);
                 Set<String> present = readIds(c, h);
@@ -158,7 +161,7 @@ class PowerCutTest {
      * one reads the answers; after {@code cutAfter} OKs the server is killed with SIGKILL, its
      * snapshotter included: the power cut. @return what was acknowledged before it
      */
-    private static Cut loadUntilCut(ServerProcess server, RawClient c, int h, String prefix, int cutAfter)
+    private static Cut loadUntilCut(KvsServerProcess server, RawClient c, int h, String prefix, int cutAfter)
             throws Exception {
         Semaphore window = new Semaphore(64);
         ConcurrentLinkedQueue<String> sent = new ConcurrentLinkedQueue<>();

@@ -1,5 +1,10 @@
 package org.jameskvs.app.e2e;
 
+import org.jameskvs.testkit.james.WebAdmin;
+
+import org.jameskvs.testkit.james.JamesConf;
+import org.jameskvs.testkit.james.JamesProcess;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
@@ -30,7 +35,7 @@ final class BaselineRelay {
                 .send(MAILS, 4, "rcpt@sink.test", "baseline-" + queue);
             assertThat(sent.accepted()).as(sent.summary()).isEqualTo(MAILS);
             List<String> ids = IntStream.range(0, MAILS).mapToObj(i -> SmtpLoadSender.messageId("baseline-" + queue, i)).toList();
-            assertThat(Delivery.awaitAll(sink, ids, Duration.ofSeconds(120))).as(james.logTail(40)).isEmpty();
+            assertThat(sink.awaitAll(ids, Duration.ofSeconds(120))).as(james.logTail(40)).isEmpty();
             Thread.sleep(1_000);
             assertThat(sink.duplicates()).as(sink.statsLine()).isZero();
             assertThat(new WebAdmin(james.webadminPort()).get("/mailQueues")).contains("\"spool\"", "\"outgoing\"");

@@ -1,5 +1,10 @@
 package org.jameskvs.app.e2e;
 
+import org.jameskvs.testkit.james.WebAdmin;
+
+import org.jameskvs.testkit.KvsServerProcess;
+import org.jameskvs.testkit.james.JamesProcess;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
@@ -61,7 +66,7 @@ class DeferredMailE2ETest {
 
             sink.deferAll(false);
             webAdmin.patch("/mailQueues/outgoing/mails?delayed=true", "{\"delayed\":false}");
-            List<String> missing = Delivery.awaitAll(sink, ids, TIMEOUT);
+            List<String> missing = sink.awaitAll(ids, TIMEOUT);
             deadline = Instant.now().plus(TIMEOUT);
             while (webAdmin.queueSize("outgoing") > 0 && Instant.now().isBefore(deadline)) {
                 Thread.sleep(500);

@@ -1,5 +1,10 @@
 package org.jameskvs.app.e2e;
 
+import org.jameskvs.testkit.james.WebAdmin;
+
+import org.jameskvs.testkit.KvsServerProcess;
+import org.jameskvs.testkit.james.JamesProcess;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
@@ -58,7 +63,7 @@ class FencedJamesE2ETest {
                 aTwinRefusesToStart(run, kvs, sink, james);
                 assertThat(send(james, "<e2e-after-twin@kvs-load.test>")).as("the first James is not disturbed").isEqualTo(250);
                 List<String> first = List.of("<e2e-before-twin@kvs-load.test>", "<e2e-after-twin@kvs-load.test>");
-                assertThat(Delivery.awaitAll(sink, first, TIMEOUT)).as(james.logTail(40)).isEmpty();
+                assertThat(sink.awaitAll(first, TIMEOUT)).as(james.logTail(40)).isEmpty();
 
                 // Mail accepted (250) and waiting in outgoing: the next hop defers it.
                 sink.deferAll(true);

@@ -1,5 +1,7 @@
 package org.jameskvs.app.e2e;
 
+import org.jameskvs.testkit.james.JamesProcess;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;

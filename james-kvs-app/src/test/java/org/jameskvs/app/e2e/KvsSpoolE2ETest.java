@@ -1,5 +1,10 @@
 package org.jameskvs.app.e2e;
 
+import org.jameskvs.testkit.james.WebAdmin;
+
+import org.jameskvs.testkit.KvsServerProcess;
+import org.jameskvs.testkit.james.JamesProcess;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
@@ -80,7 +85,7 @@ class KvsSpoolE2ETest {
         assertThat(sent.accepted()).as(sent.summary()).isEqualTo(MAILS);
 
         List<String> ids = IntStream.range(0, MAILS).mapToObj(i -> SmtpLoadSender.messageId("e2e-relay", i)).toList();
-        List<String> missing = Delivery.awaitAll(sink, ids, DELIVERY_TIMEOUT);
+        List<String> missing = sink.awaitAll(ids, DELIVERY_TIMEOUT);
         assertThat(missing).as("mails not relayed within %s (%s)\n%s", DELIVERY_TIMEOUT, sink.statsLine(), james.logTail(40))
             .isEmpty();
         Thread.sleep(2_000); // a late duplicate would show up here
@@ -132,7 +137,7 @@ class KvsSpoolE2ETest {
         assertThat(after.accepted()).as(after.summary()).isEqualTo(50);
         IntStream.range(0, 50).mapToObj(i -> SmtpLoadSender.messageId("e2e-after", i)).forEach(ids::add);
 
-        List<String> missing = Delivery.awaitAll(sink, ids, DELIVERY_TIMEOUT);
+        List<String> missing = sink.awaitAll(ids, DELIVERY_TIMEOUT);
         assertThat(missing).as("mails not relayed after the restart (%s)\n%s", sink.statsLine(), james.logTail(40)).isEmpty();
         Thread.sleep(2_000);
         assertThat(ids).allSatisfy(id -> assertThat(sink.count(id)).as("deliveries of %s", id).isEqualTo(1));
@@ -161,7 +166,7 @@ class KvsSpoolE2ETest {
             sink.deferAll(false);
         }
         // Retried after RemoteDelivery's delays (1 s, 2 s, 3 x 5 s): delayed mail in the KVS outgoing queue.
-        List<String> missing = Delivery.awaitAll(sink, ids, Duration.ofSeconds(60));
+        List<String> missing = sink.awaitAll(ids, Duration.ofSeconds(60));
         assertThat(missing).as("deferred mails not retried (%s)\n%s", sink.statsLine(), james.logTail(40)).isEmpty();
         Thread.sleep(2_000);
         assertThat(ids).allSatisfy(id -> assertThat(sink.count(id)).as("deliveries of %s", id).isEqualTo(1));
@@ -186,7 +191,7 @@ class KvsSpoolE2ETest {
             assertThat(client.sendOfSize(SmtpLoadSender.FROM, RECIPIENT, largest, MAX_MESSAGE_SIZE - 4096, true))
                 .as("a message just under maxmessagesize: %s", client.lastReply()).isEqualTo(250);
         }
-        List<String> missing = Delivery.awaitAll(sink, List.of(largest), DELIVERY_TIMEOUT);
+        List<String> missing = sink.awaitAll(List.of(largest), DELIVERY_TIMEOUT);
         assertThat(missing).as("the largest message was not relayed (%s)\n%s", sink.statsLine(), james.logTail(40)).isEmpty();
         assertThat(sink.count(largest)).isEqualTo(1);
         assertThat(sink.count(tooLarge) + sink.count(declaredTooLarge)).isZero();

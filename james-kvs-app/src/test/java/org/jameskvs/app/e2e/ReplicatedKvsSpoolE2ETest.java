@@ -1,5 +1,8 @@
 package org.jameskvs.app.e2e;
 
+import org.jameskvs.testkit.KvsServerProcess;
+import org.jameskvs.testkit.james.JamesProcess;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -40,7 +43,7 @@ class ReplicatedKvsSpoolE2ETest {
             assertThat(sent.accepted()).as(sent.summary()).isEqualTo(100);
             List<String> accepted = new ArrayList<>(
                 IntStream.range(0, 100).mapToObj(i -> SmtpLoadSender.messageId("e2e-two-copies", i)).toList());
-            assertThat(Delivery.awaitAll(sink, accepted, Duration.ofSeconds(120))).as(james.logTail(40)).isEmpty();
+            assertThat(sink.awaitAll(accepted, Duration.ofSeconds(120))).as(james.logTail(40)).isEmpty();
             assertThat(james.logText()).as("the replication layer is the one in use").contains("replication: connected to node2");
 
             node2.stop();
@@ -63,7 +66,7 @@ class ReplicatedKvsSpoolE2ETest {
             assertThat(accepted.stream().filter(id -> id.contains("e2e-node2-back-")).count())
                 .as("once node 2 is back, mail is accepted again (refused: %s)", refused).isEqualTo(30);
 
-            List<String> missing = Delivery.awaitAll(sink, accepted, Duration.ofSeconds(120));
+            List<String> missing = sink.awaitAll(accepted, Duration.ofSeconds(120));
             assertThat(missing).as("accepted (250) but never delivered: %s\n%s", sink.statsLine(), james.logTail(60)).isEmpty();
             Thread.sleep(2_000);
             assertThat(accepted).allSatisfy(id -> assertThat(sink.count(id)).as("deliveries of %s", id).isEqualTo(1));

@@ -1,5 +1,10 @@
 package org.jameskvs.app.e2e;
 
+import org.jameskvs.testkit.james.WebAdmin;
+
+import org.jameskvs.testkit.KvsServerProcess;
+import org.jameskvs.testkit.james.JamesProcess;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -54,7 +59,7 @@ class RequeuedMailWaitsForTheStoreE2ETest {
             WebAdmin webAdmin = new WebAdmin(james.webadminPort());
             String warmUp = "<requeue-warm-up@kvs-load.test>";
             assertThat(sendUntilAccepted(james, warmUp, 1_000)).as("a small mail before the limit").isTrue();
-            assertThat(Delivery.awaitAll(sink, List.of(warmUp), WAIT)).as(james.logTail(40)).isEmpty();
+            assertThat(sink.awaitAll(List.of(warmUp), WAIT)).as(james.logTail(40)).isEmpty();
 
             String big = "<requeue-big@kvs-load.test>";
             assertThat(sendUntilAccepted(james, big, BODY_BYTES)).as("the big mail answered 250\n%s", james.logTail(40)).isTrue();
@@ -74,7 +79,7 @@ class RequeuedMailWaitsForTheStoreE2ETest {
             kvs.configure("metrics.enabled=false");
             kvs.startAgain();
 
-            List<String> missing = Delivery.awaitAll(sink, List.of(big), WAIT);
+            List<String> missing = sink.awaitAll(List.of(big), WAIT);
             assertThat(missing).as("the requeued mail relayed once the store takes it (%s)\n%s", sink.statsLine(),
                 james.logTail(60)).isEmpty();
             assertThat(sink.count(big)).isEqualTo(1);

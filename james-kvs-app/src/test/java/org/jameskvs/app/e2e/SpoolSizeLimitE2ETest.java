@@ -1,5 +1,8 @@
 package org.jameskvs.app.e2e;
 
+import org.jameskvs.testkit.KvsServerProcess;
+import org.jameskvs.testkit.james.JamesProcess;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
@@ -41,7 +44,7 @@ class SpoolSizeLimitE2ETest {
                 assertThat(client.sendOfSize(SmtpLoadSender.FROM, RECIPIENT, largest, HOOK_LIMIT - 4096, false))
                     .as("a message just under the hook's limit: %s\n%s", client.lastReply(), james.logTail(20)).isEqualTo(250);
             }
-            List<String> missing = Delivery.awaitAll(sink, List.of(largest), Duration.ofSeconds(120));
+            List<String> missing = sink.awaitAll(List.of(largest), Duration.ofSeconds(120));
             assertThat(missing).as("the largest message was not relayed (%s)\n%s", sink.statsLine(), james.logTail(40)).isEmpty();
             assertThat(sink.count(largest)).isEqualTo(1);
             assertThat(sink.count(tooLarge)).isZero();

@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The ActiveMQ baseline of the spool benchmark: James from this module's lib (the app's jars plus
  * ActiveMQ) with BenchJamesServerMain and {@code -Dkvs.queue=activemq} starts and relays every mail
- * exactly once. In james-kvs-app's e2e package, whose harness (test-jar) is package-private.
+ * exactly once. In james-kvs-app's e2e package, whose BaselineRelay (test-jar) is package-private.
  */
 class ActiveMqBaselineE2ETest {
 

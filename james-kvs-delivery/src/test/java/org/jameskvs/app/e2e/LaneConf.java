@@ -1,5 +1,7 @@
 package org.jameskvs.app.e2e;
 
+import org.jameskvs.testkit.james.JamesConf;
+
 /** james-conf rewritten for LaneDelivery: it replaces RemoteDelivery in the relay processor; /lanes is served. */
 final class LaneConf {
     private LaneConf() {

@@ -1,5 +1,8 @@
 package org.jameskvs.app.e2e;
 
+import org.jameskvs.testkit.KvsServerProcess;
+import org.jameskvs.testkit.james.JamesProcess;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;

@@ -1,5 +1,8 @@
 package org.jameskvs.app.e2e;
 
+import org.jameskvs.testkit.james.JamesConf;
+import org.jameskvs.testkit.james.JamesProcess;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

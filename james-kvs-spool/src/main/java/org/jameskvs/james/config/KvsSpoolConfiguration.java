@@ -78,7 +78,7 @@ import org.jameskvs.client.ClientTls;
  *   {@code <namespace>/repo/<repository url>}.</dd>
  * <dt>{@code repository.orset} [none]</dt><dd>mail repository URLs (comma separated prefixes, e.g.
  *   {@code kvs://var/mail/error/}) kept as a converging OR-set repository
- *   ({@code org.jameskvs.james.repository.orset.OrSetMailRepository}: one log per James node,
+ *   ({@code org.jameskvs.james.repository.orset.OrSetMailRepository}, module james-kvs-orset: one log per James node,
  *   written by every node at once, node id = {@code ownerName}, which must then differ per node);
  *   every other {@code kvs://} URL is a plain {@code KvsMailRepository} (one writer). Applies when
  *   {@code mailrepositorystore.xml} registers {@code org.jameskvs.james.repository.SelectingKvsMailRepository}

@@ -50,9 +50,7 @@ class AdoptionTest {
 
     @AfterEach
     void stop() throws Exception {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
-        }
+        Closing.inReverse(toClose);
         if (nodes != null) {
             nodes.close();
         }

@@ -70,7 +70,7 @@ class FencedNodeTest {
     private KvsClientOpener otherConnection;
     private KvsMailQueueFactory factory;
     private final CapturedLog fencingLog = CapturedLog.of(Fencing.class);
-    private final CapturedLog enqueuerLog = CapturedLog.of(Enqueuer.class);
+    private final CapturedLog enqueuerLog = CapturedLog.of(StoreWrites.class);
     private final CapturedLog readerLog = CapturedLog.of(MailQueueReader.class);
 
     @AfterEach
@@ -97,9 +97,7 @@ class FencedNodeTest {
 
     @Test
     void aNodeFencedByASecondWriterStopsAndLeavesItsMailToThatWriter() throws Exception {
-        server = KvsServer.start(ServerConfig.forTest(dir, PASSWORD));
-        KvsSpoolConfiguration configuration = singleServer();
-        jamesConnection = KvsClientOpener.connect(configuration);
+        KvsSpoolConfiguration configuration = startServerAndJamesConnection();
         KvsQueues queues = new KvsQueues(jamesConnection, configuration);
         factory = factory(queues);
         KvsSpoolHealthCheck health = new KvsSpoolHealthCheck(queues, factory);
@@ -206,9 +204,7 @@ class FencedNodeTest {
 
     @Test
     void aFencedNodeWritesNothingToItsRepositoriesAndSaysWhy() throws Exception {
-        server = KvsServer.start(ServerConfig.forTest(dir, PASSWORD));
-        KvsSpoolConfiguration configuration = singleServer();
-        jamesConnection = KvsClientOpener.connect(configuration);
+        KvsSpoolConfiguration configuration = startServerAndJamesConnection();
         KvsQueues queues = new KvsQueues(jamesConnection, configuration);
         factory = factory(queues);
         KvsMailRepository repository = new KvsMailRepository(queues, MailRepositoryUrl.from("kvs://var/mail/error/"));
@@ -230,6 +226,14 @@ class FencedNodeTest {
         // Reads still answer, and show nothing changed.
         assertThat(repository.size()).isEqualTo(1);
         assertThat(repository.retrieve(kept).getName()).isEqualTo("stored-before");
+    }
+
+    /** Starts the one KVS server and connects "James" to it; @return James's configuration for it. */
+    private KvsSpoolConfiguration startServerAndJamesConnection() throws Exception {
+        server = KvsServer.start(ServerConfig.forTest(dir, PASSWORD));
+        KvsSpoolConfiguration configuration = singleServer();
+        jamesConnection = KvsClientOpener.connect(configuration);
+        return configuration;
     }
 
     private KvsSpoolConfiguration singleServer() {

@@ -3,13 +3,10 @@ package org.jameskvs.james.queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.jameskvs.client.Ack;
-import org.jameskvs.client.GetResult;
 import org.jameskvs.client.KvsQueue;
 import org.jameskvs.client.ListResult;
 import org.jameskvs.client.OpenOptions;
 import org.jameskvs.client.OpenResult;
-import org.jameskvs.client.QueueStat;
 import org.jameskvs.client.ReadResult;
 import org.jameskvs.james.KvsQueueOpener;
 
@@ -69,66 +66,14 @@ final class HeldRescan implements KvsQueueOpener {
         });
     }
 
-    private final class Holding implements KvsQueue {
-        private final KvsQueue queue;
-
+    private final class Holding extends ForwardingKvsQueue {
         Holding(KvsQueue queue) {
-            this.queue = queue;
+            super(queue);
         }
 
         @Override
         public CompletableFuture<ReadResult> read(long fromPosition, int maxCount, int maxBytes, long readyBefore) {
             return maybeHold(fromPosition, queue.read(fromPosition, maxCount, maxBytes, readyBefore));
-        }
-
-        @Override
-        public String name() {
-            return queue.name();
-        }
-
-        @Override
-        public CompletableFuture<Ack> put(byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
-            return queue.put(id, priority, notBefore, state, body);
-        }
-
-        @Override
-        public CompletableFuture<Ack> putReplacing(byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
-            return queue.putReplacing(id, priority, notBefore, state, body);
-        }
-
-        @Override
-        public CompletableFuture<Ack> delete(byte[] id) {
-            return queue.delete(id);
-        }
-
-        @Override
-        public CompletableFuture<Ack> replace(byte[] id, int priority, long notBefore, byte[] state) {
-            return queue.replace(id, priority, notBefore, state);
-        }
-
-        @Override
-        public CompletableFuture<GetResult> get(byte[] id) {
-            return queue.get(id);
-        }
-
-        @Override
-        public CompletableFuture<QueueStat> stat() {
-            return queue.stat();
-        }
-
-        @Override
-        public CompletableFuture<Ack> clear() {
-            return queue.clear();
-        }
-
-        @Override
-        public CompletableFuture<Ack> drop() {
-            return queue.drop();
-        }
-
-        @Override
-        public void close() {
-            queue.close();
         }
     }
 }

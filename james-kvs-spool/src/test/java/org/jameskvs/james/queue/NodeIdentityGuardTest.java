@@ -40,9 +40,7 @@ class NodeIdentityGuardTest {
 
     @AfterEach
     void stop() throws Exception {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
-        }
+        Closing.inReverse(toClose);
         if (nodes != null) {
             nodes.close();
         }

@@ -7,12 +7,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.jameskvs.client.Ack;
-import org.jameskvs.client.GetResult;
 import org.jameskvs.client.KvsQueue;
 import org.jameskvs.client.ListResult;
 import org.jameskvs.client.OpenOptions;
 import org.jameskvs.client.OpenResult;
-import org.jameskvs.client.QueueStat;
 import org.jameskvs.client.ReadResult;
 import org.jameskvs.james.KvsQueueOpener;
 import org.jameskvs.james.contract.InMemoryKvs;
@@ -58,51 +56,31 @@ final class RecordingKvs implements KvsQueueOpener {
         return delegate.listQueues();
     }
 
-    private final class Recording implements KvsQueue {
-        private final KvsQueue queue;
-
+    private final class Recording extends ForwardingKvsQueue {
         Recording(KvsQueue queue) {
-            this.queue = queue;
-        }
-
-        @Override
-        public String name() {
-            return queue.name();
+            super(queue);
         }
 
         @Override
         public CompletableFuture<Ack> put(byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
-            Status refusal = refusePuts.get();
-            if (refusal != null) {
-                refusedPuts.incrementAndGet();
-                return CompletableFuture.completedFuture(Ack.failed(refusal, "refused by test"));
-            }
-            return queue.put(id, priority, notBefore, state, body);
+            CompletableFuture<Ack> refused = refusedPut();
+            return refused != null ? refused : queue.put(id, priority, notBefore, state, body);
         }
 
         @Override
         public CompletableFuture<Ack> putReplacing(byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
+            CompletableFuture<Ack> refused = refusedPut();
+            return refused != null ? refused : queue.putReplacing(id, priority, notBefore, state, body);
+        }
+
+        /** The refusal {@link #refusePuts} asks for (counted), or null to let the PUT through. */
+        private CompletableFuture<Ack> refusedPut() {
             Status refusal = refusePuts.get();
-            if (refusal != null) {
-                refusedPuts.incrementAndGet();
-                return CompletableFuture.completedFuture(Ack.failed(refusal, "refused by test"));
+            if (refusal == null) {
+                return null;
             }
-            return queue.putReplacing(id, priority, notBefore, state, body);
-        }
-
-        @Override
-        public CompletableFuture<Ack> delete(byte[] id) {
-            return queue.delete(id);
-        }
-
-        @Override
-        public CompletableFuture<Ack> replace(byte[] id, int priority, long notBefore, byte[] state) {
-            return queue.replace(id, priority, notBefore, state);
-        }
-
-        @Override
-        public CompletableFuture<GetResult> get(byte[] id) {
-            return queue.get(id);
+            refusedPuts.incrementAndGet();
+            return CompletableFuture.completedFuture(Ack.failed(refusal, "refused by test"));
         }
 
         @Override
@@ -116,26 +94,6 @@ final class RecordingKvs implements KvsQueueOpener {
                     .toList();
                 return new ReadResult(result.status(), result.reason(), result.txn(), result.nextPosition() - shift, renumbered, space);
             });
-        }
-
-        @Override
-        public CompletableFuture<QueueStat> stat() {
-            return queue.stat();
-        }
-
-        @Override
-        public CompletableFuture<Ack> clear() {
-            return queue.clear();
-        }
-
-        @Override
-        public CompletableFuture<Ack> drop() {
-            return queue.drop();
-        }
-
-        @Override
-        public void close() {
-            queue.close();
         }
     }
 }

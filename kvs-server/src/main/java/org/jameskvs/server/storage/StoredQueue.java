@@ -1,5 +1,7 @@
 package org.jameskvs.server.storage;
 
+import org.jameskvs.protocol.ReservedIds;
+
 /** One queue: its metadata and its {@link QueueIndex}. Mutated only by {@link QueueStore} (one thread). */
 final class StoredQueue implements QueueState {
     final int id;
@@ -131,7 +133,7 @@ final class StoredQueue implements QueueState {
 
     /** Ids starting with a zero byte are system records (the replication layer's own), never mail. */
     static boolean isSystemId(byte[] id) {
-        return id.length > 0 && id[0] == 0;
+        return ReservedIds.isReserved(id);
     }
 
     @Override

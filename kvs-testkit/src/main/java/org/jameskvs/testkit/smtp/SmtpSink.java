@@ -123,6 +123,23 @@ public final class SmtpSink implements AutoCloseable {
         return c == null ? 0 : c.get();
     }
 
+    /**
+     * Waits (bounded) until every one of {@code headerValues} was received at least once.
+     * @return the ones still missing at the deadline (empty: all arrived)
+     */
+    public java.util.List<String> awaitAll(java.util.Collection<String> headerValues, java.time.Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        java.util.List<String> missing = java.util.List.copyOf(headerValues);
+        while (true) {
+            missing = missing.stream().filter(id -> count(id) == 0).toList();
+            if (missing.isEmpty() || System.nanoTime() - deadline >= 0) {
+                return missing;
+            }
+            Thread.sleep(200);
+        }
+    }
+
     public Map<String, Integer> countsById() {
         Map<String, Integer> copy = new java.util.TreeMap<>();
         countsById.forEach((k, v) -> copy.put(k, v.get()));

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.function.Consumer;
 import java.util.zip.CRC32;
 
-import org.jameskvs.app.e2e.ItHarness;
+import org.jameskvs.testkit.james.JamesConf;
 import org.jameskvs.testkit.smtp.SmtpSink;
 
 /**
@@ -32,7 +32,7 @@ final class Cluster implements AutoCloseable {
         return start(name, conf -> { });
     }
 
-    static Cluster start(String name, Consumer<ItHarness.Conf> configure) throws Exception {
+    static Cluster start(String name, Consumer<JamesConf> configure) throws Exception {
         Path directory = Scenario.runDirectory(name);
         List<KvsNode> nodes = new ArrayList<>();
         SmtpSink sink = null;

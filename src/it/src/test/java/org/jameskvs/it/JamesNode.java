@@ -1,90 +1,55 @@
 package org.jameskvs.it;
 
-import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.function.Consumer;
 
-import org.jameskvs.app.e2e.ItHarness;
+import org.jameskvs.testkit.james.JamesConf;
+import org.jameskvs.testkit.james.JamesProcess;
+import org.jameskvs.testkit.james.WebAdmin;
 
 /**
- * Apache James 3.8.1 (memory app + the KVS spool plug-in, KvsMemoryJamesServerMain) as a process, from
- * james-kvs-app/target/james/lib, with a copy of james-conf rewritten by james-kvs-app's JamesConf
- * (free SMTP/webadmin ports, RemoteDelivery's gateway = the sink, the KVS nodes). Its working
- * directory, configuration and ports are fixed at creation, so {@link #kill9()} then
+ * Apache James 3.8.1 (memory app + the KVS spool plug-in) as the test kit's {@link JamesProcess}, with
+ * the suite's child JVM flags and open-files limit, and james-conf rewritten for the suite: free
+ * SMTP/webadmin ports, RemoteDelivery's gateway = the sink, two copies of every queue on the three KVS
+ * nodes. Its working directory, configuration and ports are fixed at creation, so {@link #kill9()} then
  * {@link #startAgain()} is a restart of the same James: same conf, same owner name and epoch setting
  * (the replication layer reclaims the queues with the next epoch itself; see kvs-replication's
  * OpenProcedure).
  */
 final class JamesNode implements AutoCloseable {
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(180);
+    private final JamesProcess process;
 
-    private final Path directory;
-    private final int smtpPort;
-    private final int webadminPort;
-    private ItHarness.Child process;
-    private int starts;
-
-    private JamesNode(Path directory, int smtpPort, int webadminPort) {
-        this.directory = directory;
-        this.smtpPort = smtpPort;
-        this.webadminPort = webadminPort;
+    private JamesNode(JamesProcess process) {
+        this.process = process;
     }
 
     /**
      * Writes the configuration: james-conf with two copies of every queue on the three {@code nodes}
      * ({@code replication.nodes=kvs1,kvs2,kvs3}), requestTimeout 5 s, then {@code configure}; starts James.
      */
-    static JamesNode start(Path directory, int sinkPort, List<KvsNode> nodes, Consumer<ItHarness.Conf> configure) throws Exception {
+    static JamesNode start(java.nio.file.Path directory, int sinkPort, List<KvsNode> nodes, Consumer<JamesConf> configure) throws Exception {
         if (nodes.size() != 3) {
             throw new IllegalArgumentException("three KVS nodes expected");
         }
-        int smtpPort = ItHarness.freePort();
-        int webadminPort = ItHarness.freePort();
-        ItHarness.Conf conf = ItHarness.copyConf(directory)
-            .smtpPort(smtpPort)
-            .webadminPort(webadminPort)
-            .gatewayPort(sinkPort)
-            .kvsRequestTimeoutMillis(5_000)
-            .replace("kvs-spool.properties", "\npassword=\n", "\npassword=" + KvsNode.PASSWORD + "\n")
-            .replace("kvs-spool.properties", "\nreplication.nodes=node1,node2\n", "\nreplication.nodes=kvs1,kvs2,kvs3\n")
-            .replace("kvs-spool.properties", "\nreplication.node.node1.active=127.0.0.1:7401\n",
-                "\nreplication.node.kvs1.active=" + nodes.get(0).address() + "\n")
-            .replace("kvs-spool.properties", "\nreplication.node.node2.active=127.0.0.1:7402\n",
-                "\nreplication.node.kvs2.active=" + nodes.get(1).address() + "\n"
-                    + "replication.node.kvs3.active=" + nodes.get(2).address() + "\n");
-        configure.accept(conf);
-        JamesNode james = new JamesNode(directory, smtpPort, webadminPort);
+        JamesNode james = new JamesNode(JamesProcess.create(directory, "kvs", sinkPort, Limits.CHILD_JVM_FLAGS, conf -> {
+            conf.kvsRequestTimeoutMillis(5_000)
+                .kvsPassword(KvsNode.PASSWORD)
+                .replace("kvs-spool.properties", "\nreplication.nodes=node1,node2\n", "\nreplication.nodes=kvs1,kvs2,kvs3\n")
+                .replace("kvs-spool.properties", "\nreplication.node.node1.active=127.0.0.1:7401\n",
+                    "\nreplication.node.kvs1.active=" + nodes.get(0).address() + "\n")
+                .replace("kvs-spool.properties", "\nreplication.node.node2.active=127.0.0.1:7402\n",
+                    "\nreplication.node.kvs2.active=" + nodes.get(1).address() + "\n"
+                        + "replication.node.kvs3.active=" + nodes.get(2).address() + "\n");
+            configure.accept(conf);
+        }));
         james.startAgain();
         return james;
     }
 
     /** Starts James (again) in the same directory with the same conf and ports; waits until SMTP answers. */
     void startAgain() throws Exception {
-        if (process != null && process.isAlive()) {
-            throw new IllegalStateException("James is running");
-        }
-        List<String> java = new java.util.ArrayList<>(List.of(ItHarness.javaBinary(), "-Xmx768m"));
-        java.addAll(Limits.CHILD_JVM_FLAGS);
-        java.addAll(List.of(
-            "-cp", ItHarness.jamesLib().toAbsolutePath() + "/*",
-            "-Dworking.directory=" + directory.toAbsolutePath(),
-            "-Dlogback.configurationFile=" + directory.resolve("conf/logback.xml").toAbsolutePath(),
-            "-Dkvs.queue=kvs",
-            ItHarness.jamesMainClass()));
-        starts++;
-        process = ItHarness.start("james", Limits.withOpenFiles(java), directory, directory.resolve("james-" + starts + ".log"));
-        Instant deadline = Instant.now().plus(START_TIMEOUT);
-        while (Instant.now().isBefore(deadline) && process.isAlive()) {
-            if (process.logText().contains("JAMES server started") && ItHarness.accepts(smtpPort)) {
-                return;
-            }
-            Thread.sleep(200);
-        }
-        String tail = process.logTail(80);
-        process.close();
-        throw new IllegalStateException("James did not start within " + START_TIMEOUT + "\n" + tail);
+        process.startAgain(Limits.openFilesPrefix());
     }
 
     void kill9() throws InterruptedException {
@@ -93,10 +58,7 @@ final class JamesNode implements AutoCloseable {
 
     /** Sends a signal to the James process ({@code STOP}, {@code CONT}): pausing it without killing it. */
     void signal(String signal) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid())).inheritIO().start();
-        if (!kill.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) || kill.exitValue() != 0) {
-            throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
-        }
+        process.signal(signal);
     }
 
     /** SIGTERM, then SIGKILL after 30 s: James stopped as an operator stops it. */
@@ -105,11 +67,11 @@ final class JamesNode implements AutoCloseable {
     }
 
     int smtpPort() {
-        return smtpPort;
+        return process.smtpPort();
     }
 
     int webadminPort() {
-        return webadminPort;
+        return process.webadminPort();
     }
 
     long pid() {
@@ -117,7 +79,7 @@ final class JamesNode implements AutoCloseable {
     }
 
     boolean isAlive() {
-        return process != null && process.isAlive();
+        return process.isAlive();
     }
 
     String logTail(int lines) {
@@ -131,7 +93,7 @@ final class JamesNode implements AutoCloseable {
     /** Webadmin GET body, or the error text (for diagnostics; never throws). */
     String webadmin(String path) {
         try {
-            return ItHarness.webadminGet(webadminPort, path);
+            return new WebAdmin(webadminPort()).get(path);
         } catch (Exception e) {
             return "(" + path + ": " + e.getMessage() + ")";
         }
@@ -145,14 +107,14 @@ final class JamesNode implements AutoCloseable {
     /** A webadmin call without a body (GET, PUT, DELETE): status and body, whatever the status. */
     java.net.http.HttpResponse<String> webadminCall(String method, String path) throws Exception {
         java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-        return client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + webadminPort + path))
+        return client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + webadminPort() + path))
             .timeout(Duration.ofSeconds(60)).method(method, java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
             java.net.http.HttpResponse.BodyHandlers.ofString());
     }
 
     /** One mail through SMTP; @return the reply code of its transaction (-1: the connection failed). */
     int sendOne(String messageId) {
-        try (org.jameskvs.testkit.smtp.SmtpClient client = org.jameskvs.testkit.smtp.SmtpClient.connect("127.0.0.1", smtpPort, 30_000)) {
+        try (org.jameskvs.testkit.smtp.SmtpClient client = org.jameskvs.testkit.smtp.SmtpClient.connect("127.0.0.1", smtpPort(), 30_000)) {
             return client.send("sender@it.test", TrackingLoad.RECIPIENT,
                 org.jameskvs.testkit.smtp.SmtpClient.message("sender@it.test", TrackingLoad.RECIPIENT, messageId, "probe"));
         } catch (java.io.IOException e) {
@@ -162,7 +124,7 @@ final class JamesNode implements AutoCloseable {
 
     /** The number of mails in the error repository ({@code var/mail/error}), from webadmin. */
     int errorRepositorySize() throws Exception {
-        String body = ItHarness.webadminGet(webadminPort, "/mailRepositories/var%2Fmail%2Ferror");
+        String body = new WebAdmin(webadminPort()).get("/mailRepositories/var%2Fmail%2Ferror");
         java.util.regex.Matcher size = java.util.regex.Pattern.compile("\"size\"\\s*:\\s*(\\d+)").matcher(body);
         if (!size.find()) {
             throw new IllegalStateException("no size in " + body);
@@ -178,8 +140,6 @@ final class JamesNode implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
-        if (process != null) {
-            process.close();
-        }
+        process.close();
     }
 }

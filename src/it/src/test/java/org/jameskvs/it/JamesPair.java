@@ -6,7 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.jameskvs.app.e2e.ItHarness;
+import org.jameskvs.testkit.james.JamesConf;
 import org.jameskvs.testkit.smtp.SmtpSink;
 
 /**
@@ -71,7 +71,7 @@ final class JamesPair implements AutoCloseable {
     }
 
     /** The node's id (its owner and namespace) and the short leases. */
-    private static void clusterNode(ItHarness.Conf conf, String nodeId) {
+    private static void clusterNode(JamesConf conf, String nodeId) {
         conf.replace("kvs-spool.properties", "\nnodeId=james\n", "\nnodeId=" + nodeId + "\n")
             .replace("kvs-spool.properties", "\n#replication.leaseRenewMillis=2000\n#replication.leaseTimeoutMillis=10000\n",
                 "\nreplication.leaseRenewMillis=" + LEASE_RENEW_MILLIS + "\nreplication.leaseTimeoutMillis="

@@ -97,7 +97,7 @@ class KvsNodeKillIT {
                     List<String> missing = load.ids(TrackingLoad.Outcome.ACCEPTED).stream().filter(id -> cluster.sink.count(id) == 0).toList();
                     cluster.james.kill9();
                     cluster.james.startAgain();
-                    List<String> stillMissing = Scenario.awaitAll(cluster.sink, missing, Duration.ofSeconds(60));
+                    List<String> stillMissing = cluster.sink.awaitAll(missing, Duration.ofSeconds(60));
                     Scenario.report("scenario=kvs-rolling-kill9-after-james-restart missingBefore=" + missing.size()
                         + " deliveredAfterJamesRestart=" + (missing.size() - stillMissing.size()) + " stillMissing=" + stillMissing.size());
                 }

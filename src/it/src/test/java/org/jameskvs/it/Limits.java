@@ -3,8 +3,9 @@ package org.jameskvs.it;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
+
+import org.jameskvs.testkit.ChildProcess;
 
 /**
  * File-descriptor limits. Child processes are started through {@code bash -c 'ulimit -n N; exec java ...'}
@@ -27,15 +28,9 @@ final class Limits {
     private Limits() {
     }
 
-    /** {@code command} wrapped so that it runs with the raised open-files limit; exec keeps the pid. */
-    static List<String> withOpenFiles(List<String> command) {
-        List<String> wrapped = new ArrayList<>();
-        wrapped.add("bash");
-        wrapped.add("-c");
-        wrapped.add("ulimit -n " + WANTED + " 2>/dev/null || ulimit -n \"$(ulimit -Hn)\" 2>/dev/null; exec \"$@\"");
-        wrapped.add("launcher");
-        wrapped.addAll(command);
-        return wrapped;
+    /** The words that run a command with the raised open-files limit ({@link ChildProcess#withOpenFiles}). */
+    static List<String> openFilesPrefix() {
+        return ChildProcess.withOpenFiles(WANTED, List.of());
     }
 
     /** Soft "Max open files" of a process (from /proc), or -1 if unknown. */

@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.jameskvs.app.e2e.ItHarness;
+import org.jameskvs.testkit.james.JamesConf;
 import org.jameskvs.testkit.smtp.SmtpSink;
 import org.junit.jupiter.api.Test;
 
@@ -35,7 +35,7 @@ class SameNodeIdIT {
                     .hasMessageContaining("ownerName=" + hostId)
                     .hasMessageContaining("namespace=" + hostId);
                 assertThat(first.sendOne("<same-id-first@it.test>")).as("the first keeps taking mail").isEqualTo(250);
-                assertThat(Scenario.awaitAll(sink, List.of("<same-id-first@it.test>"), Scenario.DELIVERY_TIMEOUT)).isEmpty();
+                assertThat(sink.awaitAll(List.of("<same-id-first@it.test>"), Scenario.DELIVERY_TIMEOUT)).isEmpty();
             }
         } finally {
             for (KvsNode node : nodes) {
@@ -45,7 +45,7 @@ class SameNodeIdIT {
     }
 
     /** Back to james-conf as shipped: no nodeId, so the host name. */
-    private static void defaultNodeId(ItHarness.Conf conf) {
+    private static void defaultNodeId(JamesConf conf) {
         conf.replace("kvs-spool.properties", "\nnodeId=james\n", "\n#nodeId=james-1\n");
     }
 }

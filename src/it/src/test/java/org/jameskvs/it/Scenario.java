@@ -38,7 +38,7 @@ final class Scenario {
      */
     static Result account(String scenario, SmtpSink sink, Collection<String> accepted, Collection<String> unknown,
                           String extra) throws InterruptedException {
-        List<String> missing = awaitAll(sink, accepted, DELIVERY_TIMEOUT);
+        List<String> missing = sink.awaitAll(accepted, DELIVERY_TIMEOUT);
         Thread.sleep(2_000);
         missing = accepted.stream().filter(id -> sink.count(id) == 0).toList();
         int delivered = accepted.size() - missing.size();
@@ -48,19 +48,6 @@ final class Scenario {
             unknownDelivered, extra + (missing.isEmpty() ? "" : " missing=" + missing.subList(0, Math.min(20, missing.size()))));
         report(result.line());
         return result;
-    }
-
-    static List<String> awaitAll(SmtpSink sink, Collection<String> ids, Duration timeout) throws InterruptedException {
-        Instant deadline = Instant.now().plus(timeout);
-        List<String> missing = List.copyOf(ids);
-        while (Instant.now().isBefore(deadline)) {
-            missing = missing.stream().filter(id -> sink.count(id) == 0).toList();
-            if (missing.isEmpty()) {
-                return missing;
-            }
-            Thread.sleep(200);
-        }
-        return missing;
     }
 
     /** Prints a line and appends it to {@code <e2e.workdir>/scenarios.txt}. */

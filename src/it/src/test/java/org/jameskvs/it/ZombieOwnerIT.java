@@ -63,7 +63,7 @@ class ZombieOwnerIT {
             assertThat(JamesPair.awaitLog(pair.b, "adoption of namespace james-a ended", Duration.ofSeconds(60)))
                 .as("james-b's adoption ended by the hand-over\n%s", pair.diagnostics()).isPositive();
             assertThat(pair.a.sendOne("<zombie-back@it.test>")).isEqualTo(250);
-            assertThat(Scenario.awaitAll(pair.sink, List.of("<zombie-back@it.test>"), Scenario.DELIVERY_TIMEOUT)).isEmpty();
+            assertThat(pair.sink.awaitAll(List.of("<zombie-back@it.test>"), Scenario.DELIVERY_TIMEOUT)).isEmpty();
             assertThat(pair.a.webadminStatus("/healthcheck")).isEqualTo(200);
             assertThat(pair.b.logText()).as("james-b never fenced on its own queues").doesNotContain("KVS spool FENCED");
             assertThat(pair.a.errorRepositorySize()).isZero();

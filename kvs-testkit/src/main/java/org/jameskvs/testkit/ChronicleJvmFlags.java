@@ -1,4 +1,4 @@
-package org.jameskvs.server;
+package org.jameskvs.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,8 +8,8 @@ import java.util.List;
 
 /**
  * The JVM flags Chronicle Queue needs (module exports and opens, analytics off), for launchers that
- * start the server from a class path ({@code java <FLAGS> -cp ... org.jameskvs.server.KvsServerMain}).
- * {@code java -jar kvs-server.jar} needs none: its manifest carries them. The list is the parent pom's
+ * start the server from a class path ({@code java <FLAGS> -cp ... org.jameskvs.server.KvsServerMain}:
+ * {@link KvsServerProcess}). {@code java -jar kvs-server.jar} needs none: its manifest carries them. The list is the parent pom's
  * {@code chronicle.jvm.flags}, which the build writes into {@code chronicle-jvm-flags.txt} next to this
  * class, so that it is written down once.
  */

@@ -32,28 +32,17 @@ import org.junit.jupiter.api.Test;
  * {@code -Dorset.gc.seed}.
  */
 class OrSetGcPropertyTest {
-    private static final int SEEDS = Integer.getInteger("orset.gc.seeds", 1000);
     private static final int OPS = Integer.getInteger("orset.ops", 100);
-    private static final Long ONLY_SEED = Long.getLong("orset.gc.seed");
     private static final int KEYS = 6;
 
     private long g1, g2, g3, g4, crashes, addWins, reads;
 
     @Test
     void garbageCollectionKeepsConvergenceAndAddWins() {
-        long first = ONLY_SEED != null ? ONLY_SEED : 1;
-        long last = ONLY_SEED != null ? ONLY_SEED : SEEDS;
-        for (long seed = first; seed <= last; seed++) {
-            try {
-                run(seed);
-            } catch (AssertionError | RuntimeException e) {
-                throw new AssertionError("OR-set GC property failed for seed " + seed + " (rerun with -Dorset.gc.seed=" + seed + "): "
-                    + e.getMessage(), e);
-            }
-        }
+        long seeds = Seeds.runAll("OR-set GC property", "orset.gc.seeds", 1000, "orset.gc.seed", this::run);
         System.out.printf("OR-set GC property: %d seeds x %d ops: %d reads, %d crashes, %d adds concurrent with a remove; "
                 + "collected: G1 %d ADDs, G2 %d tombstones, G3 %d REMOVE records, G4 %d stale live adds%n",
-            last - first + 1, OPS, reads, crashes, addWins, g1, g2, g3, g4);
+            seeds, OPS, reads, crashes, addWins, g1, g2, g3, g4);
         assertThat(g1).isPositive();
         assertThat(g2).isPositive();
         assertThat(g3).isPositive();

@@ -26,28 +26,18 @@ import org.junit.jupiter.api.Test;
  * (default 100); a failing seed is printed and can be rerun with {@code -Dorset.seed}.
  */
 class OrSetPropertyTest {
-    private static final int SEEDS = Integer.getInteger("orset.seeds", 1000);
     private static final int OPS = Integer.getInteger("orset.ops", 100);
-    private static final Long ONLY_SEED = Long.getLong("orset.seed");
     private static final int KEYS = 6;
 
     private final Stats stats = new Stats();
 
     @Test
     void replicasConvergeToTheOrSetSpecificationWhateverTheDelivery() {
-        long first = ONLY_SEED != null ? ONLY_SEED : 1;
-        long last = ONLY_SEED != null ? ONLY_SEED : SEEDS;
-        for (long seed = first; seed <= last; seed++) {
-            try {
-                run(seed);
-            } catch (AssertionError | RuntimeException e) {
-                throw new AssertionError("OR-set property failed for seed " + seed + " (rerun with -Dorset.seed=" + seed + "): " + e.getMessage(), e);
-            }
-        }
+        long seeds = Seeds.runAll("OR-set property", "orset.seeds", 1000, "orset.seed", this::run);
         System.out.printf("OR-set property: %d seeds x %d ops: %d stores, %d removes, %d removeAlls, %d deliveries "
                 + "(%d duplicates, %d removes delivered before an add they remove), %d crashes, %d down periods, "
                 + "%d adds concurrent with a remove of their key, %d observed adds removed%n",
-            last - first + 1, OPS, stats.stores, stats.removes, stats.removeAlls, stats.deliveries, stats.duplicates,
+            seeds, OPS, stats.stores, stats.removes, stats.removeAlls, stats.deliveries, stats.duplicates,
             stats.removeBeforeAdd, stats.crashes, stats.downPeriods, stats.addWins, stats.observedRemoved);
         assertThat(stats.addWins).isPositive();
         assertThat(stats.removeBeforeAdd).isPositive();

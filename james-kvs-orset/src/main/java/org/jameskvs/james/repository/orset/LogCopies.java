@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * the queue: the replication's open leaves an empty queue on the nodes that are not copies, and an
  * isolated copy keeps its stale content on its node: read, it would bring back mail the log's
  * writer removed and collected, and keep every other node's tombstones alive. Copies hold the
- * replication's own record (an id starting with a zero byte): readers skip it ({@link #isReserved}).
+ * replication's own record: readers skip it ({@link org.jameskvs.protocol.ReservedIds}).
  */
 final class LogCopies implements AutoCloseable {
     static final String SINGLE = "kvs";
@@ -115,11 +115,6 @@ final class LogCopies implements AutoCloseable {
             }
             return client;
         }
-    }
-
-    /** The replication layer's own record inside a copy, not an operation. */
-    static boolean isReserved(byte[] id) {
-        return InSyncCopies.isReserved(id);
     }
 
     @Override

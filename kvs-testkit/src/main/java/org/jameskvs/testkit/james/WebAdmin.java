@@ -1,4 +1,4 @@
-package org.jameskvs.app.e2e;
+package org.jameskvs.testkit.james;
 
 import java.io.IOException;
 import java.net.URI;
@@ -10,17 +10,17 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Requests to James's webadmin on 127.0.0.1. */
-final class WebAdmin {
+public final class WebAdmin {
     private static final Pattern SIZE = Pattern.compile("\"size\":(\\d+)");
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final int port;
 
-    WebAdmin(int port) {
+    public WebAdmin(int port) {
         this.port = port;
     }
 
     /** The body of a GET that answered 200; anything else throws. */
-    String get(String path) throws IOException, InterruptedException {
+    public String get(String path) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
             .timeout(Duration.ofSeconds(30))
             .GET()
@@ -33,7 +33,7 @@ final class WebAdmin {
     }
 
     /** A GET whatever its status (e.g. /healthcheck, which answers 503 when a check is unhealthy). */
-    HttpResponse<String> getAnyStatus(String path) throws IOException, InterruptedException {
+    public HttpResponse<String> getAnyStatus(String path) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
             .timeout(Duration.ofSeconds(30))
             .GET()
@@ -42,7 +42,7 @@ final class WebAdmin {
     }
 
     /** The body of a PATCH that answered 2xx; anything else throws. */
-    String patch(String path, String json) throws IOException, InterruptedException {
+    public String patch(String path, String json) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
             .timeout(Duration.ofSeconds(120))
             .header("Content-Type", "application/json")
@@ -56,7 +56,7 @@ final class WebAdmin {
     }
 
     /** The {@code size} webadmin reports for a mail queue. */
-    long queueSize(String queue) throws IOException, InterruptedException {
+    public long queueSize(String queue) throws IOException, InterruptedException {
         Matcher size = SIZE.matcher(get("/mailQueues/" + queue));
         if (!size.find()) {
             throw new IOException("no size for mail queue " + queue);

@@ -7,6 +7,7 @@ import java.util.List;
 import org.jameskvs.client.ReadResult;
 import org.jameskvs.james.Futures;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
+import org.jameskvs.protocol.ReservedIds;
 import org.jameskvs.protocol.StoredMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -118,7 +119,7 @@ final class LogReader {
             }
             List<OrSetOp<MailRef>> ops = new ArrayList<>(result.messages().size());
             for (StoredMessage message : result.messages()) {
-                if (LogCopies.isReserved(message.id())) {
+                if (ReservedIds.isReserved(message.id())) {
                     continue;
                 }
                 try {

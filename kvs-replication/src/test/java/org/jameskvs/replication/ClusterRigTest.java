@@ -1,0 +1,31 @@
+package org.jameskvs.replication;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+
+/**
+ * The set-up every real-server replication test shares: a temporary folder for the servers' journals,
+ * the cluster the test starts there (its size and tuning are the test's own), closed after each test
+ * whatever happened, and the ledger of the puts the test made.
+ *
+ * @param <C> {@link ProxiedCluster} (in-process servers behind proxies) or {@link ProcessCluster}
+ *            (server processes, for kill -9)
+ */
+abstract class ClusterRigTest<C extends ClusterRig> {
+    @TempDir
+    Path dir;
+
+    /** Set by the test when it starts its cluster. */
+    C cluster;
+
+    final PutLedger ledger = new PutLedger();
+
+    @AfterEach
+    void closeCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package org.jameskvs.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.ThreadLocalRandom;
+
+/** Free loopback ports, and waiting for one to accept connections. */
+public final class FreePorts {
+    private FreePorts() {
+    }
+
+    /**
+     * A free loopback port below the kernel's ephemeral range, so that a process can restart on it. A
+     * port the kernel hands out for {@code bind(0)} comes from that range, where any outgoing
+     * connection may take it as its local port while the process is down, and the restart on it then
+     * fails (seen: "Address already in use" on a kill -9 restart).
+     */
+    public static int next() {
+        int ephemeralLow = 32768;
+        try {
+            ephemeralLow = Integer.parseInt(Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))
+                .trim().split("\\s+")[0]);
+        } catch (IOException | RuntimeException notLinux) {
+            // keep Linux's default
+        }
+        int base = 10_000;
+        int span = Math.max(1_000, ephemeralLow - base);
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int port = base + ThreadLocalRandom.current().nextInt(span);
+            try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return port;
+            } catch (IOException inUse) {
+                // another one
+            }
+        }
+        throw new UncheckedIOException(new IOException("no free port in " + base + ".." + (base + span)));
+    }
+
+    /** Whether something accepts TCP connections on the loopback {@code port} (within half a second). */
+    public static boolean accepts(int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Waits until the port accepts connections or {@code process} (may be null) exits or {@code timeout} passes. */
+    public static boolean awaitAccepting(int port, Process process, Duration timeout) throws InterruptedException {
+        Instant deadline = Instant.now().plus(timeout);
+        while (Instant.now().isBefore(deadline)) {
+            if (accepts(port)) {
+                return true;
+            }
+            if (process != null && !process.isAlive()) {
+                return false;
+            }
+            Thread.sleep(100);
+        }
+        return false;
+    }
+}
