@@ -279,10 +279,23 @@ public final class QueueReplica {
             }
         }
         if (chosen != null) {
+            // A PUT's position is its seq on both sequenced copies: a cursor stays valid across the
+            // switch unless one of them numbers its own way (unsequenced, or diverged).
+            boolean same = readCopy != null && readCopy.sharesPositions() && chosen.sharesPositions();
             readCopy = chosen;
-            readCopyChanges++;
+            if (!same) {
+                readCopyChanges++;
+            }
         }
         return chosen;
+    }
+
+    /** The copy's seqs (its positions) stopped being the other's: a reader reading it, or switching to it, rescans. */
+    private void positionsDiverged(Member m) {
+        m.positionsDiverged = true;
+        if (m == readCopy) {
+            readCopyChanges++;
+        }
     }
 
     List<Member> writeMembers() {
@@ -338,7 +351,7 @@ public final class QueueReplica {
         NodeRequest r = new NodeRequest(core.nextToken(), m.node, m.path, name, kind, op.id, op.priority,
                 op.notBefore, state, kind == NodeOp.PUT || kind == NodeOp.PUT_REPLACING
                         ? (op.body == null ? new byte[0] : op.body) : op.body,
-                op.fromPosition, op.maxCount, op.maxBytes, op.readyBefore, 0, null, false, s.seq);
+                op.fromPosition, op.maxCount, op.maxBytes, op.readyBefore, 0, null, false, s.seq, op.position);
         s.token = r.token();
         s.sentAt = core.clock.nanoTime();
         m.inflight.add(s);
@@ -376,6 +389,7 @@ public final class QueueReplica {
         }
         m.sentSeq = serverLast;
         m.seq = serverLast;
+        positionsDiverged(m);
         flushBacklog(m);
     }
 
@@ -825,6 +839,7 @@ public final class QueueReplica {
                     // Its seqs are not ours (someone else wrote, or it lost some): what waits is
                     // numbered anew from its last one, never taken for a repeat of a foreign seq.
                     m.backlog.forEach(x -> x.seq = 0);
+                    positionsDiverged(m);
                 }
                 rebaseSeq(m, r.lastSeq());
                 flushBacklog(m);
@@ -1283,6 +1298,13 @@ public final class QueueReplica {
         ReplicaOp clear = new ReplicaOp(NodeOp.CLEAR, ReplicaOp.Purpose.CLEAR_TARGET, core.clock.nanoTime());
         t.predictedTxn++;
         sendTo(t, clear, false);
+        // Its own PUTs until the copy is done (the record, live mutations, moved to the source's
+        // positions by the re-append passes) are numbered far above any position of the source, so
+        // the copies, which carry the source's positions, never meet one of them.
+        ReplicaOp apart = new ReplicaOp(NodeOp.REBASE, ReplicaOp.Purpose.REBASE, core.clock.nanoTime());
+        apart.rebuild = rebuild;
+        apart.position = Rebuild.OWN_POSITIONS_FROM;
+        sendTo(t, apart, false);
         t.hasRecord = false;
         rebuild.recordOp = writeRecord();
         rebuild.start();

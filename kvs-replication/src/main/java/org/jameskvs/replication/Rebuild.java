@@ -46,6 +46,11 @@ final class Rebuild {
     final QueueReplica replica;
     final Member source;
     final Member target;
+    /**
+     * Where the target numbers its own PUTs during the copy (see {@code startRebuildIfPossible}):
+     * far above any position a source reaches (a position is a seq).
+     */
+    static final long OWN_POSITIONS_FROM = 1L << 62;
     /** Passes beyond this many re-append passes hold anyway (bounds the rebuild under a heavy load). */
     static final int MAX_PASSES = 4;
 
@@ -67,6 +72,8 @@ final class Rebuild {
     /** The source's last seq and digest at the last marker (-1: not read yet): the target takes them over at the end. */
     private long baseSeq = -1;
     private long baseDigest;
+    /** The source's next position at the last marker: the target numbers its next PUT from there too. */
+    private long baseNextPosition;
     private boolean reading;
     private int outstanding;
     long copied;
@@ -132,6 +139,7 @@ final class Rebuild {
             // source's mutations up to here once the last pass is copied: it takes over this identity.
             baseSeq = r.stat().lastSeq();
             baseDigest = r.stat().digest();
+            baseNextPosition = r.stat().nextPosition();
         }
         long end = r.stat().nextPosition();
         cursor = pass == 1 ? 0 : marker; // a re-append pass covers [previous marker, new marker)
@@ -197,6 +205,7 @@ final class Rebuild {
             copy.rebuild = this;
             copy.id = m.id();
             copy.body = m.body();
+            copy.position = m.position(); // the source's: a reader's cursor is valid on both copies
             ReplicaOp newer = replaced.get(Ids.key(m.id()));
             copy.priority = newer != null ? newer.priority : m.priority();
             copy.notBefore = newer != null ? newer.notBefore : m.notBefore();
@@ -247,6 +256,7 @@ final class Rebuild {
         op.rebuild = this;
         op.fromPosition = baseSeq;
         op.readyBefore = baseDigest;
+        op.position = baseNextPosition;
         return op;
     }
 
