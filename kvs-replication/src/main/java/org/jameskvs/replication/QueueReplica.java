@@ -102,6 +102,8 @@ public final class QueueReplica {
     private CompletableFuture<OpenResult> openFuture;
     private long openSize;
     private boolean noTargetReported;
+    /** The writer's commit point for its own reads: PUTs not on two copies are not shown. */
+    final UncommittedPuts uncommitted = new UncommittedPuts();
     /** Mutations on one copy, waiting for a rebuild to put them on a second one before their ack. */
     private final List<ReplicaOp> parked = new ArrayList<>();
 
@@ -240,6 +242,7 @@ public final class QueueReplica {
         if (rebuild != null) {
             rebuild.noteClientMutation(op);
         }
+        uncommitted.track(op);
         dispatch(op, targets);
         if (op.kind == NodeOp.CLEAR) {
             // CLEAR removes the record too: put it back right after, in the same order on both copies.
@@ -672,7 +675,8 @@ public final class QueueReplica {
     private void completeRead(ReplicaOp op, NodeResponse r, Member servedBy) {
         op.done = true;
         switch (op.kind) {
-            case GET -> op.get.complete(r.get() != null ? r.get() : new GetResult(r.status(), r.reason(), r.txn(), null));
+            case GET -> op.get.complete(r.get() != null ? uncommitted.filter(op.id, r.get())
+                    : new GetResult(r.status(), r.reason(), r.txn(), null));
             case READ -> {
                 ReadResult rr = r.read();
                 if (rr == null) {
@@ -681,7 +685,7 @@ public final class QueueReplica {
                     List<StoredMessage> visible = rr.messages().stream().filter(x -> !Ids.isReserved(x.id())).toList();
                     rr = new ReadResult(rr.status(), rr.reason(), rr.txn(), rr.nextPosition(), visible);
                 }
-                op.read.complete(rr.inPositionSpace(op.positionSpace));
+                op.read.complete(uncommitted.filter(rr).inPositionSpace(op.positionSpace));
             }
             case STAT -> {
                 QueueStat qs = r.stat();

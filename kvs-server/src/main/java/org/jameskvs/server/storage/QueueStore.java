@@ -108,8 +108,13 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  * <p>If Chronicle fails to complete a block at commit, its mutations are already in the index but
  * perhaps not in the journal: {@code commit()} returns an error and the server closes the
  * connections instead of answering (outcome unknown to their clients).
- * <p><b>Journal format</b>: version 2 (blocks) of records of layout version 2 (CREATE carries the
- * queue's seq and digest; the REBASE record). A journal written by version 1 (one record per
+ * <p><b>Positions.</b> A PUT's position is its seq (or the queue's next position when higher: a
+ * queue numbered by PUTs before), or the position the writer gives (a rebuild's copy, below the
+ * tail too: {@link QueueIndex} then restores its order at the next read); REBASE may carry the
+ * source's next position. The positions are in the PUT and REBASE records, so replay restores them.
+ * <p><b>Journal format</b>: version 2 (blocks) of records of layout version 3 (CREATE carries the
+ * queue's seq and digest; the REBASE record, with the next position). Records of layout 2 (REBASE
+ * without the next position) are read as they are. A journal written by version 1 (one record per
  * document) is read as one-record blocks, records of layout 1 as before (a queue without a stated
  * seq starts its digest at its oldest record replayed, so copies upgraded from it compare
  * different once and one is rebuilt); a block of an unknown version is a bad block.
