@@ -52,6 +52,8 @@ final class Member {
      * reader switching to or from it rescans. Ends with the member (a rebuilt copy is a new one).
      */
     boolean positionsDiverged;
+    /** A rebuild target's own PUTs so far (numbered from {@link Rebuild#OWN_POSITIONS_FROM}). */
+    long ownPositions;
     /**
      * Seq of the latest record this copy applied while SYNC with nothing retried since, and the
      * exact transaction number right after it; -1 once a retry or a state change makes the copy's

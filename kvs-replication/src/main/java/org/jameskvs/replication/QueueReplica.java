@@ -53,12 +53,18 @@ import java.util.concurrent.CompletableFuture;
  *
  * <h2>Positions</h2>
  * Reads (GET, READ, STAT) go to one SYNC copy, the same one as long as it stays SYNC, and the PUT
- * ack carries that copy's position. Positions are per copy: after the read copy changes (its node
- * was lost; the same node's copy isolated and rebuilt; the copies found again by a reclaim: the read
- * copy is a member object, not a node name), positions refer to the new copy and a reader must
- * rescan from position 0. Every READ
- * result says which copy answered ({@link org.jameskvs.client.ReadResult#positionSpace()}, the
- * value of {@link #readCopyChanges()} when it was sent).
+ * ack carries that copy's position. A PUT's position is its seq, the same on both sequenced copies,
+ * and a rebuild copies the source's positions ({@link Rebuild}): when the read copy changes (its
+ * node was lost; the same node's copy isolated and rebuilt) between copies that both number so
+ * ({@link Member#sharesPositions()}), a reader's cursor stays valid and the position space is kept.
+ * It changes (a reader rescans from position 0) when one of them does not (unsequenced, or its seqs
+ * diverged after a SEQ_GAP or a re-base), and at a reclaim (the copies found again may have lost a
+ * suffix the reader saw). Every READ result says which space it is in
+ * ({@link org.jameskvs.client.ReadResult#positionSpace()}, the value of {@link #readCopyChanges()}
+ * when it was sent).
+ * <h2>Commit point (the writer's reads)</h2>
+ * READ and GET never show a message whose PUT is not acknowledged (in flight: READ stops before
+ * it) or failed (left out for good): {@link UncommittedPuts}.
  */
 public final class QueueReplica {
     /** Status of a mutation refused because fewer than two copies can take it. */
@@ -351,10 +357,18 @@ public final class QueueReplica {
             // copies get the same mutation under the same seq (no per-copy PUT/REPLACE resend).
             kind = s.seq > 0 ? NodeOp.PUT_REPLACING : m.hasRecord ? NodeOp.REPLACE : NodeOp.PUT;
         }
+        long position = op.position;
+        if (position == 0 && s.seq == 0 && op.rebuild == null && m.sync == SyncState.REBUILDING
+                && (kind == NodeOp.PUT || kind == NodeOp.PUT_REPLACING)) {
+            // A rebuild target's own PUTs (the record, live mutations, which the re-append passes
+            // move to the source's positions) are numbered far above any position of the source,
+            // so the copies, which carry the source's positions, never meet one of them.
+            position = Rebuild.OWN_POSITIONS_FROM + ++m.ownPositions;
+        }
         NodeRequest r = new NodeRequest(core.nextToken(), m.node, m.path, name, kind, op.id, op.priority,
                 op.notBefore, state, kind == NodeOp.PUT || kind == NodeOp.PUT_REPLACING
                         ? (op.body == null ? new byte[0] : op.body) : op.body,
-                op.fromPosition, op.maxCount, op.maxBytes, op.readyBefore, 0, null, false, s.seq, op.position);
+                op.fromPosition, op.maxCount, op.maxBytes, op.readyBefore, 0, null, false, s.seq, position);
         s.token = r.token();
         s.sentAt = core.clock.nanoTime();
         m.inflight.add(s);
@@ -1302,13 +1316,6 @@ public final class QueueReplica {
         ReplicaOp clear = new ReplicaOp(NodeOp.CLEAR, ReplicaOp.Purpose.CLEAR_TARGET, core.clock.nanoTime());
         t.predictedTxn++;
         sendTo(t, clear, false);
-        // Its own PUTs until the copy is done (the record, live mutations, moved to the source's
-        // positions by the re-append passes) are numbered far above any position of the source, so
-        // the copies, which carry the source's positions, never meet one of them.
-        ReplicaOp apart = new ReplicaOp(NodeOp.REBASE, ReplicaOp.Purpose.REBASE, core.clock.nanoTime());
-        apart.rebuild = rebuild;
-        apart.position = Rebuild.OWN_POSITIONS_FROM;
-        sendTo(t, apart, false);
         t.hasRecord = false;
         rebuild.recordOp = writeRecord();
         rebuild.start();

@@ -38,16 +38,21 @@ import java.util.Set;
  * one copy block, or the {@link #MAX_PASSES}th) is the last: from its marker on, the target's new
  * mutations are <i>held</i> (their acks wait) and sent right behind the re-appended messages when it
  * ends, and the target becomes SYNC, after a REBASE that gives it the source's last seq and
- * digest at that last marker ({@link #rebaseOp}), so the two compare equal by content. The rebuilt copy then holds the source's messages in the
- * source's order; positions are the target's own (they are per copy), so a reader switching to it
- * still rescans from 0 ({@code readCopyChanges}).
+ * digest at that last marker ({@link #rebaseOp}), so the two compare equal by content.
+ *
+ * <p><b>Positions.</b> Every copied or re-appended message is put at the source's position
+ * ({@code FLAG_POSITIONED}); the target's own PUTs meanwhile (the record, live mutations) are
+ * put at positions from {@link #OWN_POSITIONS_FROM} on, far from any of the source's, and the passes move the live ones to their source positions; the final
+ * REBASE gives the target the source's next position too. The rebuilt copy then holds the source's
+ * messages at the source's positions, so a reader's cursor is valid on it (no rescan) and the next
+ * PUTs, sequenced, take the same positions on both copies.
  */
 final class Rebuild {
     final QueueReplica replica;
     final Member source;
     final Member target;
     /**
-     * Where the target numbers its own PUTs during the copy (see {@code startRebuildIfPossible}):
+     * Where the target's own PUTs during the copy go (see {@code QueueReplica.transmit}):
      * far above any position a source reaches (a position is a seq).
      */
     static final long OWN_POSITIONS_FROM = 1L << 62;
