@@ -35,16 +35,24 @@ final class UncommittedPuts {
     void sent(ReplicaOp op) {
         String key = Ids.key(op.id);
         inFlight.merge(key, 1, Integer::sum);
-        op.ack.whenComplete((a, e) -> settled(key, a != null && a.isOk()));
+        op.ack.whenComplete((a, e) -> settled(key, a == null ? Status.STORAGE_ERROR : a.status()));
     }
 
-    private void settled(String key, boolean ok) {
+    private void settled(String key, Status outcome) {
         inFlight.computeIfPresent(key, (k, n) -> n > 1 ? n - 1 : null);
-        if (ok) {
+        if (outcome == Status.OK) {
             failed.remove(key);
-        } else {
-            failed.add(key);
+        } else if (!appliedNowhere(outcome)) {
+            failed.add(key); // not replicated, or outcome unknown: it may be on one copy
         }
+    }
+
+    /**
+     * A refusal both copies gave (the PUT took effect nowhere): a live message with the id, if any,
+     * is another PUT's and stays visible.
+     */
+    private static boolean appliedNowhere(Status s) {
+        return s == Status.DUPLICATE_ID || s == Status.QUEUE_FULL || s == Status.BAD_REQUEST || s == Status.NOT_FOUND;
     }
 
     /** A client DELETE of the id was acknowledged: the message is gone from both copies. */
