@@ -61,8 +61,27 @@ public interface KvsQueue extends AutoCloseable {
      * {@code UNKNOWN_OPCODE}.
      */
     default CompletableFuture<Ack> rebase(long lastSeq, long digest) {
+        return rebase(lastSeq, digest, 0);
+    }
+
+    /**
+     * REBASE with the source's next position too ({@code 0}: the copy keeps its own), so that both
+     * copies give the next PUT the same position.
+     */
+    default CompletableFuture<Ack> rebase(long lastSeq, long digest, long nextPosition) {
         return CompletableFuture.completedFuture(Ack.failed(org.jameskvs.protocol.Status.UNKNOWN_OPCODE,
                 "REBASE is for one server's copy of a queue"));
+    }
+
+    /**
+     * PUT at a given position (&gt;= 1), unsequenced: a rebuild copying its source's message with
+     * its position ({@code replacing}: the replacing PUT). Only a single server's queue has it;
+     * others answer {@code UNKNOWN_OPCODE}.
+     */
+    default CompletableFuture<Ack> putAt(long position, boolean replacing, byte[] id, int priority, long notBefore,
+                                         byte[] state, byte[] body) {
+        return CompletableFuture.completedFuture(Ack.failed(org.jameskvs.protocol.Status.UNKNOWN_OPCODE,
+                "a PUT at a given position is for one server's copy of a queue"));
     }
 
     CompletableFuture<Ack> drop();

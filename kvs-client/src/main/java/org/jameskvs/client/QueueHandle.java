@@ -175,9 +175,26 @@ final class QueueHandle implements KvsQueue {
     }
 
     @Override
-    public CompletableFuture<Ack> rebase(long lastSeq, long digest) {
-        return call(Opcode.REBASE, HEADER_HINT, (out, seq, h) -> Requests.rebase(out, seq, h, lastSeq, digest),
-                ResultDecoders.ACK);
+    public CompletableFuture<Ack> rebase(long lastSeq, long digest, long nextPosition) {
+        return call(Opcode.REBASE, HEADER_HINT, (out, seq, h) -> Requests.rebase(out, seq, h, lastSeq, digest,
+                nextPosition), ResultDecoders.ACK);
+    }
+
+    @Override
+    public CompletableFuture<Ack> putAt(long position, boolean replacing, byte[] id, int priority, long notBefore,
+                                        byte[] state, byte[] body) {
+        String bad = checkId(id) != null ? checkId(id) : checkPriority(priority);
+        if (bad == null && position <= 0) {
+            bad = "position must be >= 1, got " + position;
+        }
+        if (bad != null) {
+            return Request.failed(ResultDecoders.ACK_WITH_VALUE, Status.BAD_REQUEST, bad);
+        }
+        byte[] st = state == null ? EMPTY : state;
+        byte[] b = body == null ? EMPTY : body;
+        int flags = replacing ? RequestDescriptor.FLAG_REPLACE_EXISTING : 0;
+        return call(Opcode.PUT, HEADER_HINT + 8 + id.length + st.length + b.length, (out, seq, h) ->
+                Requests.putAt(out, seq, h, flags, position, id, priority, notBefore, st, b), ResultDecoders.ACK_WITH_VALUE);
     }
 
     @Override

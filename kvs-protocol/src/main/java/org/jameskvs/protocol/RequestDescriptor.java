@@ -29,6 +29,13 @@ public final class RequestDescriptor {
      */
     public static final int FLAG_SEQUENCED = 0x0002;
 
+    /**
+     * PUT flag: the payload starts (after the queue seq when {@link #FLAG_SEQUENCED} is set too) with
+     * an {@code i64 position} (&gt;= 1) the message takes instead of the one the server would give:
+     * a rebuild copies its source's messages with their positions, so the copies agree.
+     */
+    public static final int FLAG_POSITIONED = 0x0004;
+
     private RequestDescriptor() {
     }
 }

@@ -70,10 +70,32 @@ public final class Requests {
         Frames.finishFrame(out, start);
     }
 
+    /** PUT at a given position ({@link RequestDescriptor#FLAG_POSITIONED}), unsequenced; {@code flags} may add replacing. */
+    public static void putAt(ByteBuf out, long seq, int handle, int flags, long position, byte[] id, int priority,
+                             long notBefore, byte[] state, byte[] body) {
+        int start = Frames.beginRequest(out, Opcode.PUT, seq, handle);
+        out.setShort(start + 4 + RequestDescriptor.FLAGS_OFFSET, flags | RequestDescriptor.FLAG_POSITIONED);
+        out.writeLong(position);
+        Wire.writeId(out, id);
+        out.writeByte(priority);
+        out.writeLong(notBefore);
+        Wire.writeBlob(out, state);
+        out.writeBytes(body);
+        Frames.finishFrame(out, start);
+    }
+
     public static void rebase(ByteBuf out, long seq, int handle, long lastSeq, long digest) {
+        rebase(out, seq, handle, lastSeq, digest, 0);
+    }
+
+    /** REBASE with the source's next position (0: none sent, the copy keeps its own). */
+    public static void rebase(ByteBuf out, long seq, int handle, long lastSeq, long digest, long nextPosition) {
         int start = Frames.beginRequest(out, Opcode.REBASE, seq, handle);
         out.writeLong(lastSeq);
         out.writeLong(digest);
+        if (nextPosition > 0) {
+            out.writeLong(nextPosition);
+        }
         Frames.finishFrame(out, start);
     }
 

@@ -69,7 +69,9 @@
  *               blob state, tail body; flag 0x0001 in the header
  *               = replace a live message with this id atomically
  *               (PUT, DELETE, REPLACE, CLEAR: with flag 0x0002 the
- *               payload starts with i64 queue seq, see below)
+ *               payload starts with i64 queue seq, see below;
+ *               PUT with flag 0x0004: then i64 position, see
+ *               Positions)
  * DELETE  0x04  id                                                (empty)
  * REPLACE 0x05  id, u8 priority, i64 notBefore, blob state        (empty)
  * GET     0x06  id                                                message record
@@ -92,6 +94,7 @@
  * PING    0x0C  (empty, handle 0)                                 i64 server time (epoch ms)
  * CLOSE   0x0D  (empty) releases the handle                       (empty)
  * REBASE  0x0E  i64 seq, i64 digest (write handle)                (empty)
+ *               [, i64 next position]
  *
  * message record: i64 position, id, u8 priority, i64 notBefore, blob state, blob body
  * queue flags:    bit 0 ({@link org.jameskvs.protocol.QueueFlags#DAMAGED}) = this server's copy of
@@ -118,7 +121,9 @@
  * {@code REBASE} is the end of a rebuild: the rebuilt copy holds its source's live messages in the
  * source's order, and takes over the source's last seq and digest (read by a STAT in the source's
  * stream at the point where the rebuild's copying ended), so the two compare equal from then on.
- * It does not change the transaction number.
+ * It does not change the transaction number. Its optional third field is the source's next
+ * position at that point: the rebuilt copy gives its next PUT the position the source gives it
+ * (absent, from writers before it: the copy keeps its own).
  *
  * <h3>Sequenced mutations (flag 0x0002)</h3>
  * The queue's one writer (the replication layer) numbers every mutation it sends, PUT, DELETE,
@@ -151,8 +156,20 @@
  * still equal an intact copy's (the lost records' numbers were counted), so a client comparing
  * copies must treat a DAMAGED copy as out of sync and rebuild it from an intact one.
  *
- * <p>Positions are assigned by the server at PUT, strictly increasing per queue; a queue is
- * physically stored in position order. {@code READ} returns live messages with
+ * <h3>Positions</h3>
+ * <b>A PUT's position is its seq</b>: the queue's seq once the PUT is applied (the writer's, with
+ * flag 0x0002, or the one the server takes), or the queue's next position when that is higher (a
+ * queue whose positions were counted by PUTs before this rule). So two copies of a queue that
+ * applied the same mutations give every message the same position, and a reader's cursor is valid
+ * on either. A <b>PUT with flag 0x0004</b> ({@code FLAG_POSITIONED}) takes the {@code i64 position}
+ * that follows the header (after the queue seq if 0x0002 is set too; &gt;= 1, else
+ * {@code BAD_REQUEST}): a rebuild copies its source's messages with their positions, also below
+ * the copy's tail, and a position another live message holds is refused {@code BAD_REQUEST}
+ * (checked while the copy's order is intact; a copy being rebuilt is trusted). The answer is the
+ * position taken. Servers before this revision do not know the flag: a rebuild target must run
+ * this revision or a later one. Positions strictly increase per queue otherwise; a queue is
+ * physically stored in position order (after copies below the tail, the order is restored at the
+ * next read). {@code READ} returns live messages with
  * {@code position >= fromPosition} in position order, skipping (when {@code readyBefore != 0})
  * those whose {@code notBefore > readyBefore}; it stops after {@code maxCount} messages or once
  * {@code maxBytes} of bodies are exceeded (at least one message is returned if any matches), and

@@ -191,6 +191,11 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
                     r.body()).thenAccept(a -> answer(ack(tok, a)));
             return;
         }
+        if (r.position() > 0 && (r.op() == NodeOp.PUT || r.op() == NodeOp.PUT_REPLACING)) {
+            q.putAt(r.position(), r.op() == NodeOp.PUT_REPLACING, r.id(), r.priority(), r.notBefore(), r.state(), r.body())
+                    .thenAccept(a -> answer(ack(tok, a)));
+            return;
+        }
         switch (r.op()) {
             case PUT -> q.put(r.id(), r.priority(), r.notBefore(), r.state(), r.body()).thenAccept(a -> answer(ack(tok, a)));
             case PUT_REPLACING -> q.putReplacing(r.id(), r.priority(), r.notBefore(), r.state(), r.body())
@@ -198,7 +203,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
             case DELETE -> q.delete(r.id()).thenAccept(a -> answer(ack(tok, a)));
             case REPLACE -> q.replace(r.id(), r.priority(), r.notBefore(), r.state()).thenAccept(a -> answer(ack(tok, a)));
             case CLEAR -> q.clear().thenAccept(a -> answer(ack(tok, a)));
-            case REBASE -> q.rebase(r.fromPosition(), r.readyBefore()).thenAccept(a -> answer(ack(tok, a)));
+            case REBASE -> q.rebase(r.fromPosition(), r.readyBefore(), r.position()).thenAccept(a -> answer(ack(tok, a)));
             case GET -> q.get(r.id()).thenAccept((GetResult g) -> answer(new NodeResponse(tok, g.status(), g.txn(), 0,
                     g.reason(), 0, 0, g, null, null)));
             case READ -> q.read(r.fromPosition(), r.maxCount(), r.maxBytes(), r.readyBefore()).thenAccept((ReadResult rr) ->

@@ -47,6 +47,14 @@ final class Member {
     /** The highest queue seq sent to this copy. */
     long sentSeq = -1;
     /**
+     * This copy's seqs stopped being the other copy's (a SEQ_GAP renumbered a suffix, or it was
+     * re-based on its own last seq): its positions (a PUT's position is its seq) may differ, so a
+     * reader switching to or from it rescans. Ends with the member (a rebuilt copy is a new one).
+     */
+    boolean positionsDiverged;
+    /** A rebuild target's own PUTs so far (numbered from {@link Rebuild#OWN_POSITIONS_FROM}). */
+    long ownPositions;
+    /**
      * Seq of the latest record this copy applied while SYNC with nothing retried since, and the
      * exact transaction number right after it; -1 once a retry or a state change makes the copy's
      * mutation stream differ from the other copy's (see {@link MembershipRecord}).
@@ -68,6 +76,15 @@ final class Member {
         this.node = node;
         this.sync = sync;
         this.path = path;
+    }
+
+    /**
+     * A PUT on this copy took the position it took on the other copy: the same seq (see the
+     * protocol). Whatever became of the copy since (lost, isolated): what a reader read from it was
+     * numbered so.
+     */
+    boolean sharesPositions() {
+        return sentSeq >= 0 && !positionsDiverged;
     }
 
     boolean writable() {

@@ -13,18 +13,28 @@ package org.jameskvs.replication;
  * @param viaReadHandle use the handle of the latest OPEN_READ instead of the write handle (probing)
  * @param queueSeq PUT, PUT_REPLACING, DELETE, REPLACE, CLEAR: the queue seq the writer gave the
  *                 mutation (sent with it, see the protocol's sequenced mutations); 0: none
+ * @param position PUT, PUT_REPLACING: the position the message takes (a rebuild's copy of its
+ *                 source's message; 0: the server's); REBASE: the source's next position (0: none)
  */
 public record NodeRequest(long token, String node, NodePath path, String queue, NodeOp op,
                           byte[] id, int priority, long notBefore, byte[] state, byte[] body,
                           long fromPosition, int maxCount, int maxBytes, long readyBefore,
-                          long epoch, String owner, boolean viaReadHandle, long queueSeq) {
+                          long epoch, String owner, boolean viaReadHandle, long queueSeq, long position) {
+
+    public NodeRequest(long token, String node, NodePath path, String queue, NodeOp op,
+                       byte[] id, int priority, long notBefore, byte[] state, byte[] body,
+                       long fromPosition, int maxCount, int maxBytes, long readyBefore,
+                       long epoch, String owner, boolean viaReadHandle, long queueSeq) {
+        this(token, node, path, queue, op, id, priority, notBefore, state, body, fromPosition, maxCount, maxBytes,
+                readyBefore, epoch, owner, viaReadHandle, queueSeq, 0);
+    }
 
     public NodeRequest(long token, String node, NodePath path, String queue, NodeOp op,
                        byte[] id, int priority, long notBefore, byte[] state, byte[] body,
                        long fromPosition, int maxCount, int maxBytes, long readyBefore,
                        long epoch, String owner, boolean viaReadHandle) {
         this(token, node, path, queue, op, id, priority, notBefore, state, body, fromPosition, maxCount, maxBytes,
-                readyBefore, epoch, owner, viaReadHandle, 0);
+                readyBefore, epoch, owner, viaReadHandle, 0, 0);
     }
 
     static NodeRequest ping(long token, String node, NodePath path) {

@@ -53,12 +53,18 @@ import java.util.concurrent.CompletableFuture;
  *
  * <h2>Positions</h2>
  * Reads (GET, READ, STAT) go to one SYNC copy, the same one as long as it stays SYNC, and the PUT
- * ack carries that copy's position. Positions are per copy: after the read copy changes (its node
- * was lost; the same node's copy isolated and rebuilt; the copies found again by a reclaim: the read
- * copy is a member object, not a node name), positions refer to the new copy and a reader must
- * rescan from position 0. Every READ
- * result says which copy answered ({@link org.jameskvs.client.ReadResult#positionSpace()}, the
- * value of {@link #readCopyChanges()} when it was sent).
+ * ack carries that copy's position. A PUT's position is its seq, the same on both sequenced copies,
+ * and a rebuild copies the source's positions ({@link Rebuild}): when the read copy changes (its
+ * node was lost; the same node's copy isolated and rebuilt) between copies that both number so
+ * ({@link Member#sharesPositions()}), a reader's cursor stays valid and the position space is kept.
+ * It changes (a reader rescans from position 0) when one of them does not (unsequenced, or its seqs
+ * diverged after a SEQ_GAP or a re-base), and at a reclaim (the copies found again may have lost a
+ * suffix the reader saw). Every READ result says which space it is in
+ * ({@link org.jameskvs.client.ReadResult#positionSpace()}, the value of {@link #readCopyChanges()}
+ * when it was sent).
+ * <h2>Commit point (the writer's reads)</h2>
+ * READ and GET never show a message whose PUT is not acknowledged (in flight: READ stops before
+ * it) or failed (left out for good): {@link UncommittedPuts}.
  */
 public final class QueueReplica {
     /** Status of a mutation refused because fewer than two copies can take it. */
@@ -104,6 +110,8 @@ public final class QueueReplica {
     private CompletableFuture<OpenResult> openFuture;
     private long openSize;
     private boolean noTargetReported;
+    /** The writer's commit point for its own reads: PUTs not on two copies are not shown. */
+    final UncommittedPuts uncommitted = new UncommittedPuts();
     /** Mutations on one copy, waiting for a rebuild to put them on a second one before their ack. */
     private final List<ReplicaOp> parked = new ArrayList<>();
 
@@ -243,6 +251,7 @@ public final class QueueReplica {
         if (rebuild != null) {
             rebuild.noteClientMutation(op);
         }
+        uncommitted.track(op);
         dispatch(op, targets);
         if (op.kind == NodeOp.CLEAR) {
             // CLEAR removes the record too: put it back right after, in the same order on both copies.
@@ -282,10 +291,23 @@ public final class QueueReplica {
             }
         }
         if (chosen != null) {
+            // A PUT's position is its seq on both sequenced copies: a cursor stays valid across the
+            // switch unless one of them numbers its own way (unsequenced, or diverged).
+            boolean same = readCopy != null && readCopy.sharesPositions() && chosen.sharesPositions();
             readCopy = chosen;
-            readCopyChanges++;
+            if (!same) {
+                readCopyChanges++;
+            }
         }
         return chosen;
+    }
+
+    /** The copy's seqs (its positions) stopped being the other's: a reader reading it, or switching to it, rescans. */
+    private void positionsDiverged(Member m) {
+        m.positionsDiverged = true;
+        if (m == readCopy) {
+            readCopyChanges++;
+        }
     }
 
     List<Member> writeMembers() {
@@ -338,10 +360,18 @@ public final class QueueReplica {
             // copies get the same mutation under the same seq (no per-copy PUT/REPLACE resend).
             kind = s.seq > 0 ? NodeOp.PUT_REPLACING : m.hasRecord ? NodeOp.REPLACE : NodeOp.PUT;
         }
+        long position = op.position;
+        if (position == 0 && s.seq == 0 && op.rebuild == null && m.sync == SyncState.REBUILDING
+                && (kind == NodeOp.PUT || kind == NodeOp.PUT_REPLACING)) {
+            // A rebuild target's own PUTs (the record, live mutations, which the re-append passes
+            // move to the source's positions) are numbered far above any position of the source,
+            // so the copies, which carry the source's positions, never meet one of them.
+            position = Rebuild.OWN_POSITIONS_FROM + ++m.ownPositions;
+        }
         NodeRequest r = new NodeRequest(core.nextToken(), m.node, m.path, name, kind, op.id, op.priority,
                 op.notBefore, state, kind == NodeOp.PUT || kind == NodeOp.PUT_REPLACING
                         ? (op.body == null ? new byte[0] : op.body) : op.body,
-                op.fromPosition, op.maxCount, op.maxBytes, op.readyBefore, 0, null, false, s.seq);
+                op.fromPosition, op.maxCount, op.maxBytes, op.readyBefore, 0, null, false, s.seq, position);
         s.token = r.token();
         s.sentAt = core.clock.nanoTime();
         m.inflight.add(s);
@@ -379,6 +409,7 @@ public final class QueueReplica {
         }
         m.sentSeq = serverLast;
         m.seq = serverLast;
+        positionsDiverged(m);
         flushBacklog(m);
     }
 
@@ -661,7 +692,8 @@ public final class QueueReplica {
     private void completeRead(ReplicaOp op, NodeResponse r, Member servedBy) {
         op.done = true;
         switch (op.kind) {
-            case GET -> op.get.complete(r.get() != null ? r.get() : new GetResult(r.status(), r.reason(), r.txn(), null));
+            case GET -> op.get.complete(r.get() != null ? uncommitted.filter(op.id, r.get())
+                    : new GetResult(r.status(), r.reason(), r.txn(), null));
             case READ -> {
                 ReadResult rr = r.read();
                 if (rr == null) {
@@ -670,7 +702,7 @@ public final class QueueReplica {
                     List<StoredMessage> visible = rr.messages().stream().filter(x -> !Ids.isReserved(x.id())).toList();
                     rr = new ReadResult(rr.status(), rr.reason(), rr.txn(), rr.nextPosition(), visible);
                 }
-                op.read.complete(rr.inPositionSpace(op.positionSpace));
+                op.read.complete(uncommitted.filter(rr).inPositionSpace(op.positionSpace));
             }
             case STAT -> {
                 QueueStat qs = r.stat();
@@ -828,6 +860,7 @@ public final class QueueReplica {
                     // Its seqs are not ours (someone else wrote, or it lost some): what waits is
                     // numbered anew from its last one, never taken for a repeat of a foreign seq.
                     m.backlog.forEach(x -> x.seq = 0);
+                    positionsDiverged(m);
                 }
                 rebaseSeq(m, r.lastSeq());
                 flushBacklog(m);

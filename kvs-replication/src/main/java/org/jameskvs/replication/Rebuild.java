@@ -38,14 +38,24 @@ import java.util.Set;
  * one copy block, or the {@link #MAX_PASSES}th) is the last: from its marker on, the target's new
  * mutations are <i>held</i> (their acks wait) and sent right behind the re-appended messages when it
  * ends, and the target becomes SYNC, after a REBASE that gives it the source's last seq and
- * digest at that last marker ({@link #rebaseOp}), so the two compare equal by content. The rebuilt copy then holds the source's messages in the
- * source's order; positions are the target's own (they are per copy), so a reader switching to it
- * still rescans from 0 ({@code readCopyChanges}).
+ * digest at that last marker ({@link #rebaseOp}), so the two compare equal by content.
+ *
+ * <p><b>Positions.</b> Every copied or re-appended message is put at the source's position
+ * ({@code FLAG_POSITIONED}); the target's own PUTs meanwhile (the record, live mutations) are
+ * put at positions from {@link #OWN_POSITIONS_FROM} on, far from any of the source's, and the passes move the live ones to their source positions; the final
+ * REBASE gives the target the source's next position too. The rebuilt copy then holds the source's
+ * messages at the source's positions, so a reader's cursor is valid on it (no rescan) and the next
+ * PUTs, sequenced, take the same positions on both copies.
  */
 final class Rebuild {
     final QueueReplica replica;
     final Member source;
     final Member target;
+    /**
+     * Where the target's own PUTs during the copy go (see {@code QueueReplica.transmit}):
+     * far above any position a source reaches (a position is a seq).
+     */
+    static final long OWN_POSITIONS_FROM = 1L << 62;
     /** Passes beyond this many re-append passes hold anyway (bounds the rebuild under a heavy load). */
     static final int MAX_PASSES = 4;
 
@@ -67,6 +77,8 @@ final class Rebuild {
     /** The source's last seq and digest at the last marker (-1: not read yet): the target takes them over at the end. */
     private long baseSeq = -1;
     private long baseDigest;
+    /** The source's next position at the last marker: the target numbers its next PUT from there too. */
+    private long baseNextPosition;
     private boolean reading;
     private int outstanding;
     long copied;
@@ -132,6 +144,7 @@ final class Rebuild {
             // source's mutations up to here once the last pass is copied: it takes over this identity.
             baseSeq = r.stat().lastSeq();
             baseDigest = r.stat().digest();
+            baseNextPosition = r.stat().nextPosition();
         }
         long end = r.stat().nextPosition();
         cursor = pass == 1 ? 0 : marker; // a re-append pass covers [previous marker, new marker)
@@ -197,6 +210,7 @@ final class Rebuild {
             copy.rebuild = this;
             copy.id = m.id();
             copy.body = m.body();
+            copy.position = m.position(); // the source's: a reader's cursor is valid on both copies
             ReplicaOp newer = replaced.get(Ids.key(m.id()));
             copy.priority = newer != null ? newer.priority : m.priority();
             copy.notBefore = newer != null ? newer.notBefore : m.notBefore();
@@ -247,6 +261,7 @@ final class Rebuild {
         op.rebuild = this;
         op.fromPosition = baseSeq;
         op.readyBefore = baseDigest;
+        op.position = baseNextPosition;
         return op;
     }
 

@@ -43,6 +43,8 @@ final class ReplicaOp {
     byte[] state;
     byte[] body;
     long fromPosition;
+    /** COPY: the source's position of the message copied; REBASE: the source's next position (0: none). */
+    long position;
     /** READ: the read-copy generation of the copy it was sent to (positions are per copy). */
     int positionSpace;
     int maxCount;

@@ -111,6 +111,18 @@
  * every mutation's seq, operation, id and content, see kvs-protocol); otherwise the copy holding
  * the newest record, then the higher seq, is the source and the other is rebuilt. A rebuild ends
  * with REBASE: the target takes over the source's (seq, digest) at the last marker.</li>
+ * <li><b>Position = the PUT's seq</b>, on both copies (the server numbers a PUT with its seq), and
+ * a rebuild copies the source's messages at the source's positions (then REBASE gives the target
+ * the source's next position too). So a reader's cursor is valid on either copy: when the copy
+ * serving the writer's reads changes (its node killed, frozen or cut; the copy isolated and
+ * rebuilt) the position space ({@code ReadResult.positionSpace}) is kept, the reader goes on where
+ * it was, nothing is skipped or handed out twice, and the order (FIFO per priority) is the put
+ * order, also on a rebuilt copy ({@code ReadCopyChangeTest}).</li>
+ * <li><b>The writer's reads stop at its commit point</b> (the model: BookKeeper's last-add-confirmed):
+ * READ and GET through the writer never show a message whose PUT is not acknowledged on two copies
+ * (READ stops before it and resumes there) or whose PUT failed (left out, also after a rebuild
+ * copied it to a second copy): a mail whose intake PUT failed is not delivered by this writer
+ * ({@code UncommittedPuts}, {@code UncommittedPutHiddenTest}).</li>
  * <li>A copy its server flags DAMAGED (journal records lost at recovery, see the queue flags in
  * kvs-protocol) is never taken as in sync, whatever its transaction number: at open, takeover or a
  * member's reopen it is NG and rebuilt from the intact copy (the rebuild's CLEAR ends the mark).
@@ -156,11 +168,18 @@
  * <li>Single-failure assumption: a node that lost its data (restarted without its journal) counts
  * as a failure until its copy is rebuilt. If, meanwhile, the survivor is also unreachable and a new
  * owner opens the queue, the records it reads may not name the newest copy.</li>
- * <li>Positions are per copy: after the copy that serves reads changes (another node, or the same
- * node's copy isolated and rebuilt, or copies found again by a reclaim), positions refer to the new
- * copy, and every READ result says so ({@code ReadResult.positionSpace} changes): a reader must then
- * rescan from position 0. A rebuilt copy holds the messages in the source's order (re-append passes,
- * see {@code Rebuild}), so the rescan hands mail out in FIFO order; its positions are its own.</li>
+ * <li>The position space still changes (a reader rescans from 0) at a reclaim (the copies found
+ * again may lack a suffix the reader saw: its seqs may be given again), when the new read copy is
+ * unsequenced or its seqs diverged (a SEQ_GAP renumbered a suffix, or the only in-sync copy was
+ * re-based on its own last seq), and for read-only readers at every switch (below). A queue whose
+ * positions were counted by PUTs before (journal record layout 2 and older) keeps numbering from its
+ * next position until a rebuild gives it its source's. A rebuild target must run this server
+ * revision (positioned PUTs).</li>
+ * <li>The commit point is the writer's own (in memory): read-only readers (browse of another
+ * writer's queue, repository listings on other nodes) do not know it, and a new writer (reclaim,
+ * takeover, restart) does not know which PUTs failed before: a PUT that failed on one copy and was
+ * then copied by a rebuild is visible to them. (Left: the commit point carried with the writes to
+ * the servers, which READ would apply.)</li>
  * <li>Read-only opens ({@code OpenOptions.reader()}, for readers of other writers' queues) take no
  * part in fencing and read ONE in-sync copy named by the newest replication record, never "the first
  * node that has the queue" (fencing leaves an empty queue on the node that is not a copy). The copy
@@ -171,8 +190,8 @@
  * that had requests in flight (the KvsClient's own timeout, on real time): those paths fail, and a
  * node both of whose connections broke is lost as before.
  * The lease is renewed on observed time, so a standstill delays the next renewal by its length.</li>
- * <li>Positions are still assigned by each server (not yet the PUT's seq), and a copy that missed
- * mutations is still rebuilt in full (CLEAR and copy), not brought up by its missing suffix.</li>
+ * <li>A copy that missed mutations is still rebuilt in full (CLEAR and copy), not brought up by
+ * its missing suffix.</li>
  * </ul>
  */
 package org.jameskvs.replication;

@@ -135,12 +135,25 @@ abstract class ClusterRig implements AutoCloseable {
      * out), read block-wise with a plain client straight from the server.
      */
     List<String> readCopy(String node, String queue) {
-        return readCopy(serverPort(node), node, queue);
+        return new ArrayList<>(positionsOnCopy(serverPort(node), node, queue).keySet());
     }
 
     /** {@link #readCopy(String, String)} of the node on that port (password {@link #PASSWORD}). */
     static List<String> readCopy(int port, String node, String queue) {
-        List<String> ids = new ArrayList<>();
+        return new ArrayList<>(positionsOnCopy(port, node, queue).keySet());
+    }
+
+    /** {@link #positionsOnCopy(int, String, String)} of a node of this cluster. */
+    java.util.LinkedHashMap<String, Long> positionsOnCopy(String node, String queue) {
+        return positionsOnCopy(serverPort(node), node, queue);
+    }
+
+    /**
+     * The ids of one node's copy of a queue with their positions, in position order (the
+     * replication's own record left out), read block-wise with a plain client straight from the server.
+     */
+    static java.util.LinkedHashMap<String, Long> positionsOnCopy(int port, String node, String queue) {
+        java.util.LinkedHashMap<String, Long> ids = new java.util.LinkedHashMap<>();
         try (KvsClient c = KvsClient.connect(KvsClientConfig.builder().host("127.0.0.1").port(port)
                 .credentials("james", PASSWORD).requestTimeout(Duration.ofSeconds(60)).build())) {
             KvsQueue q = c.open(queue, OpenOptions.reader()).join().orThrow();
@@ -155,7 +168,7 @@ abstract class ClusterRig implements AutoCloseable {
                 }
                 for (StoredMessage m : rr.messages()) {
                     if (!Ids.isReserved(m.id())) {
-                        ids.add(new String(m.id(), StandardCharsets.UTF_8));
+                        ids.put(new String(m.id(), StandardCharsets.UTF_8), m.position());
                     }
                 }
                 from = rr.nextPosition();

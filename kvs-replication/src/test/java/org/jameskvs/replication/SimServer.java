@@ -72,6 +72,20 @@ final class SimServer {
             this.name = name;
         }
 
+        /**
+         * As the real store: a PUT's position is its seq (the queue's seq after it) or the next
+         * position when higher, or the one the writer gives (a rebuild's copy).
+         */
+        long positionOfPut(long given) {
+            long p = given > 0 ? given : Math.max(seq + 1, nextPos);
+            if (byPos.containsKey(p)) {
+                // The real store would hold two messages at one position: a cursor would skip one.
+                throw new IllegalStateException("queue " + name + ": position " + p + " is taken");
+            }
+            nextPos = Math.max(nextPos, p + 1);
+            return p;
+        }
+
         void applied(int op, byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
             seq++;
             long content = java.util.Objects.hash(priority, notBefore, java.util.Arrays.hashCode(state),
@@ -210,7 +224,7 @@ final class SimServer {
                     duplicatesAnswered++;
                     return err(tok, Status.DUPLICATE_ID, q);
                 }
-                Msg m = new Msg(q.nextPos++, r.id(), r.priority(), r.notBefore(), r.state(), r.body());
+                Msg m = new Msg(q.positionOfPut(r.position()), r.id(), r.priority(), r.notBefore(), r.state(), r.body());
                 q.byPos.put(m.position, m);
                 q.byId.put(key, m);
                 q.txn++;
@@ -223,7 +237,7 @@ final class SimServer {
                 if (old != null) {
                     q.byPos.remove(old.position);
                 }
-                Msg m = new Msg(q.nextPos++, r.id(), r.priority(), r.notBefore(), r.state(), r.body());
+                Msg m = new Msg(q.positionOfPut(r.position()), r.id(), r.priority(), r.notBefore(), r.state(), r.body());
                 q.byPos.put(m.position, m);
                 q.byId.put(key, m);
                 q.txn++;
@@ -269,6 +283,9 @@ final class SimServer {
                 }
                 q.seq = r.fromPosition();
                 q.digest = r.readyBefore();
+                if (r.position() > 0) {
+                    q.nextPos = r.position(); // as the real store: the source's next position
+                }
                 return NodeResponse.of(tok, Status.OK, q.txn, 0, null);
             }
             case GET -> {

@@ -296,7 +296,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         }
         Status s = applyToQueue(ch, op, seq, handleId, flags, h, in, out);
         if (s == Status.OK) {
-            server.store.keepOutcome(q, op == Opcode.PUT ? q.nextPosition() - 1 : 0);
+            server.store.keepOutcome(q, op == Opcode.PUT ? server.store.lastPutPosition() : 0);
             return s;
         }
         if (isFinalRefusal(s)) {
@@ -318,18 +318,25 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         QueueState q = h.queue();
         switch (op) {
             case PUT -> {
+                long position = 0;
+                if ((flags & RequestDescriptor.FLAG_POSITIONED) != 0) {
+                    position = Wire.readLong(in);
+                    if (position <= 0) {
+                        throw new MalformedPayloadException("position must be >= 1, got " + position);
+                    }
+                }
                 byte[] id = Wire.readId(in);
                 int priority = Wire.readUnsignedByte(in);
                 long notBefore = Wire.readLong(in);
                 int stateLen = Wire.readBlobLength(in);
                 ByteBuf state = in.readSlice(stateLen);
                 boolean replace = (flags & RequestDescriptor.FLAG_REPLACE_EXISTING) != 0;
-                Status s = server.store.put(q, id, priority, notBefore, state, in, replace);
+                Status s = server.store.put(q, id, priority, notBefore, state, in, replace, position);
                 if (s != Status.OK) {
                     return s;
                 }
                 int start = Frames.beginResponse(out, op.code(), Status.OK, seq, q.txn());
-                out.writeLong(q.nextPosition() - 1);
+                out.writeLong(server.store.lastPutPosition());
                 Frames.finishFrame(out, start);
                 return Status.OK;
             }
@@ -385,7 +392,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             case REBASE -> {
                 long rebaseSeq = Wire.readLong(in);
                 long digest = Wire.readLong(in);
-                return okIfOk(server.store.rebase(q, rebaseSeq, digest), op, seq, q, out);
+                long nextPosition = in.readableBytes() >= 8 ? Wire.readLong(in) : 0; // absent: older writers
+                return okIfOk(server.store.rebase(q, rebaseSeq, digest, nextPosition), op, seq, q, out);
             }
             case CLEAR -> {
                 return okIfOk(server.store.clear(q), op, seq, q, out);

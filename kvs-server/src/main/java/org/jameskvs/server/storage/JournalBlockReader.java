@@ -126,7 +126,8 @@ final class JournalBlockReader {
         if ((int) crc.getValue() != bb.getInt(at + CRC)) {
             return "CRC32C mismatch (" + typeName(doc[at + TYPE]) + " record of " + length + " bytes)";
         }
-        if (doc[at + VERSION] != RECORD_VERSION && doc[at + VERSION] != RECORD_VERSION_1) {
+        if (doc[at + VERSION] != RECORD_VERSION && doc[at + VERSION] != RECORD_VERSION_2
+                && doc[at + VERSION] != RECORD_VERSION_1) {
             return "unknown record layout version " + doc[at + VERSION];
         }
         return null;

@@ -15,8 +15,9 @@ package org.jameskvs.server.storage;
  *  0  i32  CRC32C of bytes [4, length)   detects torn writes and bit flips
  *  4  i32  length: bytes of this record  (the next record of the block starts right after)
  *  8  u8   type (constants below)
- *  9  u8   record layout version = 2   (1: written before CREATE carried the sequence and digest;
- *                                      still read. Journal format 2, blocks, only groups records)
+ *  9  u8   record layout version = 3   (2: written before REBASE carried the next position;
+ *                                      1: before CREATE carried the sequence and digest; both still
+ *                                      read. Journal format 2, blocks, only groups records)
  * 10  u16  queue id (small int, mapped to a name by the latest CREATE of that id)
  * 12  i64  txn of the queue after this record (COPY and CREATE carry the unchanged txn)
  * </pre>
@@ -53,8 +54,13 @@ package org.jameskvs.server.storage;
  * The seq and digest are where replay starts a queue whose earlier records compaction deleted;
  * where replay has the queue's earlier records, it keeps the digest it recomputed from them, and a
  * checkpoint that disagrees shows that one of them was lost.
- * <h2>REBASE</h2> 20 i64 seq, 28 i64 digest: this copy was rebuilt from another one and takes over
- * that one's sequence and digest (txn unchanged: not a mutation).
+ * <h2>REBASE</h2> 20 i64 seq, 28 i64 digest, then (layout 3) 36 i64 next position: this copy was
+ * rebuilt from another one and takes over that one's sequence, digest and next position (txn
+ * unchanged: not a mutation). A layout 2 REBASE, without the next position, leaves it as it is.
+ * <p><b>Positions</b> (layout 3 and on): a PUT's position is its seq (the queue's seq after it), or
+ * the queue's next position when that is higher (a queue whose positions were counted by PUTs
+ * before); a rebuild's copy PUTs carry the source's positions. So two copies with the same history
+ * give a message the same position, and the positions in the records replay unchanged.
  * <h2>SKIP</h2> 20 i64 seq, 28 u8 type of the refused mutation, 29 u16 status: a sequenced
  * mutation the store refused (NOT_FOUND, DUPLICATE_ID, ...) still takes its seq, so the copies'
  * sequences stay in step; the refusal is folded into the digest (txn unchanged).
@@ -88,7 +94,9 @@ final class JournalRecordDescriptor {
     static final int CREATE_NAME = 52;
 
     /** Version of the record layout above (the block layout has its own, {@link JournalBlockDescriptor#FORMAT_VERSION}). */
-    static final byte RECORD_VERSION = 2;
+    static final byte RECORD_VERSION = 3;
+    /** The layout before REBASE carried the next position: still read. */
+    static final byte RECORD_VERSION_2 = 2;
     /** The layout before CREATE carried seq and digest: still read. */
     static final byte RECORD_VERSION_1 = 1;
 
@@ -107,6 +115,9 @@ final class JournalRecordDescriptor {
     static final int SKIP_STATUS = 29;
     static final int REBASE_SEQ = 20;
     static final int REBASE_DIGEST = 28;
+    /** Layout 3: the source's next position (a REBASE record shorter than {@link #REBASE_LENGTH} has none). */
+    static final int REBASE_NEXT_POSITION = 36;
+    static final int REBASE_LENGTH = 44;
 
     /** Highest queue id: ids are u16. */
     static final int MAX_QUEUE_ID = 0xFFFF;

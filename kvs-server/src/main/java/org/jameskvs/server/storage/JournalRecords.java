@@ -67,9 +67,9 @@ final class JournalRecords {
         return journal.append(journal.begin(type, qid, txn), null, null, null);
     }
 
-    long rebase(int qid, long txn, long seq, long digest) throws JournalException {
+    long rebase(int qid, long txn, long seq, long digest, long nextPosition) throws JournalException {
         ByteBuf h = journal.begin(TYPE_REBASE, qid, txn);
-        h.writeLong(seq).writeLong(digest);
+        h.writeLong(seq).writeLong(digest).writeLong(nextPosition);
         return journal.append(h, null, null, null);
     }
 

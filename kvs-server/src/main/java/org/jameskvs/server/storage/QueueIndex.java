@@ -10,8 +10,11 @@ import java.util.Arrays;
  * <p>Slots [head, tail) are in use; a deleted message keeps its slot with location 0 until the
  * arrays are compacted (deletes are mostly at the head of a spool queue, which simply advances
  * {@code head}). Positions grow with slots, except while recovery replays COPY records of messages
- * whose original PUT file is gone: those are appended out of order and {@link #sortIfNeeded()}
- * restores the order once replay ends.
+ * whose original PUT file is gone, and on a copy being rebuilt (its copy PUTs carry the source's
+ * positions, below those of the mutations it takes live meanwhile): those are appended out of
+ * order, and {@link #sortIfNeeded()} restores the order once replay ends or, on a live queue, at
+ * the first use of the order ({@link #lowerBound}, {@link #firstPosition}; slot numbers change
+ * then, so no caller keeps a slot across them).
  */
 final class QueueIndex {
     private long[] positions;
@@ -93,6 +96,9 @@ final class QueueIndex {
 
     /** Position of the first live message, or {@code fallback} when empty. */
     long firstPosition(long fallback) {
+        if (!sorted) {
+            sortIfNeeded();
+        }
         return live == 0 ? fallback : positions[head];
     }
 
@@ -194,6 +200,9 @@ final class QueueIndex {
 
     /** First slot in [head, tail) with position &gt;= {@code from} (live or not), by binary search. */
     int lowerBound(long from) {
+        if (!sorted) {
+            sortIfNeeded();
+        }
         int lo = head;
         int hi = tail;
         while (lo < hi) {
@@ -205,6 +214,18 @@ final class QueueIndex {
             }
         }
         return lo;
+    }
+
+    /**
+     * Whether a live message has this position (one binary search). Not known while the order is
+     * not restored (a copy being rebuilt): false then, rather than a sort per call.
+     */
+    boolean hasLivePosition(long position) {
+        if (!sorted) {
+            return false;
+        }
+        int s = lowerBound(position);
+        return s < tail && positions[s] == position && locations[s] != 0;
     }
 
     void clear() {

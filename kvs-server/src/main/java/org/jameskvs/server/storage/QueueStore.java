@@ -108,8 +108,13 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  * <p>If Chronicle fails to complete a block at commit, its mutations are already in the index but
  * perhaps not in the journal: {@code commit()} returns an error and the server closes the
  * connections instead of answering (outcome unknown to their clients).
- * <p><b>Journal format</b>: version 2 (blocks) of records of layout version 2 (CREATE carries the
- * queue's seq and digest; the REBASE record). A journal written by version 1 (one record per
+ * <p><b>Positions.</b> A PUT's position is its seq (or the queue's next position when higher: a
+ * queue numbered by PUTs before), or the position the writer gives (a rebuild's copy, below the
+ * tail too: {@link QueueIndex} then restores its order at the next read); REBASE may carry the
+ * source's next position. The positions are in the PUT and REBASE records, so replay restores them.
+ * <p><b>Journal format</b>: version 2 (blocks) of records of layout version 3 (CREATE carries the
+ * queue's seq and digest; the REBASE record, with the next position). Records of layout 2 (REBASE
+ * without the next position) are read as they are. A journal written by version 1 (one record per
  * document) is read as one-record blocks, records of layout 1 as before (a queue without a stated
  * seq starts its digest at its oldest record replayed, so copies upgraded from it compare
  * different once and one is rebuilt); a block of an unknown version is a bad block.
@@ -129,6 +134,7 @@ public final class QueueStore implements AutoCloseable {
     private long lastForceMillis;
     private boolean unsynced;
     private String lastError = "";
+    private long lastPutPosition;
 
     private QueueStore(StoreConfig config, Journal journal, Queues queues, Recovery.Report recovery) {
         this.config = config;
@@ -249,6 +255,11 @@ public final class QueueStore implements AutoCloseable {
         return lastError;
     }
 
+    /** The position the last PUT that returned OK gave its message. */
+    public long lastPutPosition() {
+        return lastPutPosition;
+    }
+
     /** @return the queue or null. */
     public QueueState queue(String name) {
         return queues.byName(name);
@@ -294,17 +305,28 @@ public final class QueueStore implements AutoCloseable {
         return queues.all();
     }
 
-    /** On OK, the new message's position is {@code q.nextPosition() - 1}. */
+    /** On OK, the new message's position is {@link #lastPutPosition()}. */
     public Status put(QueueState q, byte[] id, int priority, long notBefore, ByteBuf state, ByteBuf body) {
-        return put(q, id, priority, notBefore, state, body, false);
+        return put(q, id, priority, notBefore, state, body, false, 0);
+    }
+
+    public Status put(QueueState q, byte[] id, int priority, long notBefore, ByteBuf state, ByteBuf body,
+                      boolean replaceExisting) {
+        return put(q, id, priority, notBefore, state, body, replaceExisting, 0);
     }
 
     /**
+     * The position of a PUT is its seq (the queue's seq after it, see the protocol's positions), or
+     * the queue's next position when that is higher (a queue whose positions were counted by PUTs
+     * before), or the one the writer gives.
+     *
      * @param replaceExisting when a live message has this id, replace it: ONE journal record, whose
      *                        replay also kills the old version, so a crash leaves old or new, never neither
+     * @param position        0: the server numbers it; else this position (a rebuild's copy of its
+     *                        source's message): it must be free (the message it replaces aside)
      */
     public Status put(QueueState q, byte[] id, int priority, long notBefore, ByteBuf state, ByteBuf body,
-                      boolean replaceExisting) {
+                      boolean replaceExisting, long position) {
         StoredQueue sq = live(q);
         if (sq == null) {
             return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
@@ -312,6 +334,11 @@ public final class QueueStore implements AutoCloseable {
         if (id == null || id.length == 0 || id.length > Wire.MAX_ID_LENGTH) {
             return fail(Status.BAD_REQUEST, "message id must be 1.." + Wire.MAX_ID_LENGTH + " bytes");
         }
+        if (position < 0) {
+            return fail(Status.BAD_REQUEST, "position must be >= 1 (0: the server's), got " + position);
+        }
+        // Before find(): a search of the order may re-sort the index, which moves slots.
+        boolean positionTaken = position > 0 && sq.index.hasLivePosition(position);
         try {
             int hash = LiveIdTable.hash(id, 0, id.length);
             int existing = find(sq, id, hash);
@@ -325,15 +352,19 @@ public final class QueueStore implements AutoCloseable {
                 return fail(Status.QUEUE_FULL, "queue " + sq.name + " holds " + sq.index.size() + " messages, "
                         + sq.index.bytes() + " bytes (limits " + sq.maxMessages + ", " + sq.maxBytes + ")");
             }
-            long position = sq.nextPosition;
+            if (positionTaken && (existing < 0 || sq.index.position(existing) != position)) {
+                return fail(Status.BAD_REQUEST, "position " + position + " is another live message's");
+            }
+            long at = position > 0 ? position : Math.max(sq.seq + 1, sq.nextPosition);
             long txn = sq.txn + 1;
             int contentCrc = QueueDigest.contentCrc(priority & 0xFF, notBefore, state, body);
-            long loc = records.put(sq.id, txn, position, id, priority & 0xFF, notBefore, state, body);
+            long loc = records.put(sq.id, txn, at, id, priority & 0xFF, notBefore, state, body);
             int recordLength = ID + id.length + AFTER_ID_FIXED + state.readableBytes() + 4 + bodyLen;
             if (existing >= 0) {
                 queues.deleted(sq, existing, txn); // same record, same transaction: replay does the same
             }
-            queues.put(sq, position, loc, recordLength, bodyLen, notBefore, hash, txn);
+            queues.put(sq, at, loc, recordLength, bodyLen, notBefore, hash, txn);
+            lastPutPosition = at;
             sq.applied(TYPE_PUT, QueueDigest.crc(id, 0, id.length), contentCrc);
             if (existing < 0 && StoredQueue.isSystemId(id)) {
                 sq.systemRecords++;
@@ -483,16 +514,25 @@ public final class QueueStore implements AutoCloseable {
      * Journaled; not a mutation (the transaction number does not move).
      */
     public Status rebase(QueueState q, long seq, long digest) {
+        return rebase(q, seq, digest, 0);
+    }
+
+    /**
+     * REBASE with the source's next position as well (0: keep this copy's), so that both copies give
+     * the next PUT the same position.
+     */
+    public Status rebase(QueueState q, long seq, long digest, long nextPosition) {
         StoredQueue sq = live(q);
         if (sq == null) {
             return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
         }
-        if (seq < 0) {
-            return fail(Status.BAD_REQUEST, "sequence must be >= 0");
+        if (seq < 0 || nextPosition < 0) {
+            return fail(Status.BAD_REQUEST, "sequence and next position must be >= 0");
         }
         try {
-            records.rebase(sq.id, sq.txn, seq, digest);
+            records.rebase(sq.id, sq.txn, seq, digest, nextPosition);
             queues.rebased(sq, seq, digest);
+            queues.positionsRebased(sq, nextPosition);
             unsynced = true;
             return Status.OK;
         } catch (JournalException e) {

@@ -183,6 +183,18 @@ final class Queues {
         q.seqKnown = true;
     }
 
+    /**
+     * REBASE with the source's next position: the rebuilt copy numbers its next PUT as the source
+     * does. A message it holds at or above it (the replication record the rebuild wrote, numbered
+     * apart) takes a position in order when it is written again; until then the index restores its
+     * order when read ({@link QueueIndex#sortIfNeeded()}).
+     */
+    void positionsRebased(StoredQueue q, long nextPosition) {
+        if (nextPosition > 0) {
+            q.nextPosition = nextPosition;
+        }
+    }
+
     void ownerChanged(StoredQueue q, long epoch, String owner, long txn) {
         q.epoch = epoch;
         q.owner = owner;

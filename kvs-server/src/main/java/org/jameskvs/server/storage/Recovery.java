@@ -496,7 +496,12 @@ final class Recovery {
                         q.refused(bb.get(SKIP_OP), org.jameskvs.protocol.Status.fromCode(bb.getShort(SKIP_STATUS) & 0xFFFF));
                     }
                 }
-                case TYPE_REBASE -> queues.rebased(q, bb.getLong(REBASE_SEQ), bb.getLong(REBASE_DIGEST));
+                case TYPE_REBASE -> {
+                    queues.rebased(q, bb.getLong(REBASE_SEQ), bb.getLong(REBASE_DIGEST));
+                    if (length >= REBASE_LENGTH) {
+                        queues.positionsRebased(q, bb.getLong(REBASE_NEXT_POSITION));
+                    }
+                }
                 case TYPE_DROP -> queues.dropped(q);
                 case TYPE_OWNER -> {
                     bb.position(OWNER_NAME);

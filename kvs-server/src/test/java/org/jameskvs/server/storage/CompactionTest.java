@@ -66,6 +66,7 @@ class CompactionTest {
     void survivorsAreCopiedForwardAndKeptAcrossRestart() {
         List<StoredMessage> expected;
         long txn;
+        long latePosition;
         try (QueueStore store = QueueStore.open(config(0, 1.0))) {
             QueueState q = store.create("spool", 1000, 0);
             assertThat(store.setOwner(q, 7, "owner-1")).isEqualTo(org.jameskvs.protocol.Status.OK);
@@ -96,6 +97,8 @@ class CompactionTest {
             txn = q.txn();
             commitThenAdvance(store, 1000);
             put(store, q, "late", "after compaction");
+            latePosition = store.lastPutPosition();
+            assertThat(latePosition).as("a PUT's position is its seq").isEqualTo(q.lastSeq());
             assertThat(store.delete(q, id("late"))).isEqualTo(org.jameskvs.protocol.Status.OK);
             txn += 2;
         }
@@ -107,7 +110,7 @@ class CompactionTest {
             assertThat(q.epoch()).isEqualTo(7);
             assertThat(q.owner()).isEqualTo("owner-1");
             assertThat(q.maxMessages()).isEqualTo(1000);
-            assertThat(q.nextPosition()).isEqualTo(122);
+            assertThat(q.nextPosition()).isEqualTo(latePosition + 1);
             assertThat(store.queue("other").size()).isZero();
             assertThat(store.queue("other").txn()).isEqualTo(2);
             // Chronicle keeps working after its old files went: write, roll, compact, reopen again

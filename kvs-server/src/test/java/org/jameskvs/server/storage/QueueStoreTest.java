@@ -67,7 +67,7 @@ class QueueStoreTest {
             assertThat(store.delete(q, id("x"))).isEqualTo(Status.OK);
             put(store, q, "x", "three");
             assertThat(str(get(store, q, "x").body())).isEqualTo("three");
-            assertThat(get(store, q, "x").position()).isEqualTo(2);
+            assertThat(get(store, q, "x").position()).as("its seq: put, delete, put").isEqualTo(3);
         }
     }
 
@@ -212,9 +212,11 @@ class QueueStoreTest {
             assertThat(store.queue("cleared").txn()).isEqualTo(2);
             assertThat(store.queue("dropped")).isNull();
             assertThat(store.queues()).extracting(QueueState::name).containsExactlyInAnyOrder("spool", "cleared");
-            // positions continue, ids can be reused after delete
+            // positions continue (a PUT's position is its seq: 20 puts, 2 deletes, a replace, this put),
+            // ids can be reused after delete
             put(store, q, "id-0", "again");
-            assertThat(q.nextPosition()).isEqualTo(22);
+            assertThat(store.lastPutPosition()).isEqualTo(q.lastSeq()).isEqualTo(20 + 2 + 1 + 1);
+            assertThat(q.nextPosition()).isEqualTo(20 + 2 + 1 + 1 + 1);
             assertThat(store.put(q, id("id-5"), 0, 0, buf(""), buf(""))).isEqualTo(Status.DUPLICATE_ID);
         }
     }
