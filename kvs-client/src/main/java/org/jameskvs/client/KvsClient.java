@@ -100,8 +100,10 @@ public final class KvsClient implements AutoCloseable {
                 .handler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        ClientConnection conn = new ClientConnection(ch, config, KvsClient.this::connectionLost);
+                        SendProgress sent = new SendProgress();
+                        ClientConnection conn = new ClientConnection(ch, config, KvsClient.this::connectionLost, sent);
                         ch.attr(CONNECTION).set(conn);
+                        ch.pipeline().addLast(sent); // first: on the socket's side of TLS
                         if (sslContext != null) {
                             ch.pipeline().addLast(TlsContexts.newHandler(sslContext, ch.alloc(), config));
                         }
@@ -185,6 +187,17 @@ public final class KvsClient implements AutoCloseable {
     public long lastResponseNanos() {
         ClientConnection c = latest;
         return c == null ? 0 : c.lastResponseNanos();
+    }
+
+    /**
+     * {@link System#nanoTime()} when the server last drained bytes of ours from the socket after it
+     * had been full (a large frame being sent makes progress; bytes that only went into the kernel's
+     * buffers do not count), on this or a previous connection; 0 before any connection. A peer that
+     * keeps reading is alive even while its answers wait behind a large frame.
+     */
+    public long lastSendProgressNanos() {
+        ClientConnection c = latest;
+        return c == null ? 0 : c.lastSendProgressNanos();
     }
 
     public KvsClientConfig config() {
