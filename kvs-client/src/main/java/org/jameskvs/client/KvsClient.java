@@ -76,6 +76,8 @@ public final class KvsClient implements AutoCloseable {
     private final Backoff backoff;
     private final long requestTimeoutNanos;
     private final Set<QueueHandle> openQueues = ConcurrentHashMap.newKeySet();
+    /** Queues whose DAMAGED flag an OPEN answer carried, already logged. */
+    private final Set<String> damagedWarned = ConcurrentHashMap.newKeySet();
     /** The authenticated connection user calls go to; null while (re)connecting. */
     private final AtomicReference<ClientConnection> current = new AtomicReference<>();
     /** The last connection that was authenticated, for {@link #lastResponseNanos()} across reconnects. */
@@ -435,6 +437,12 @@ public final class KvsClient implements AutoCloseable {
         @Override
         public OpenResult ok(long txn, ByteBuf payload) {
             ResultDecoders.Opened o = ResultDecoders.OPENED.ok(txn, payload);
+            if ((o.flags() & QueueFlags.DAMAGED) != 0 && damagedWarned.add(name)) {
+                // One server is one copy: the caller reads it (OpenResult.damaged() tells), but never
+                // silently. Once per queue and client: readers re-open often.
+                LOG.warn("ALARM: queue {} on {} is DAMAGED (journal records of it lost at the server's recovery):"
+                        + " it may lack acknowledged messages or hold deleted ones", name, where(config));
+            }
             QueueHandle q = new QueueHandle(KvsClient.this, name, options, conn, o.handle());
             openQueues.add(q);
             if (closed) {

@@ -244,9 +244,14 @@ public final class ReplicationCore {
 
     /**
      * A node that holds a queue of that name: the record it holds (null: none), the path its read
-     * handle was opened on, and its OPEN answer (transaction number; size including the record).
+     * handle was opened on, and its OPEN answer (transaction number; size including the record;
+     * whether its server flags the copy DAMAGED, see kvs-protocol's QueueFlags).
      */
-    record Holder(String node, NodePath path, MembershipRecord record, long txn, long epoch, long size) {
+    record Holder(String node, NodePath path, MembershipRecord record, long txn, long epoch, long size,
+                  boolean damaged) {
+        Holder(String node, NodePath path, MembershipRecord record, long txn, long epoch, long size) {
+            this(node, path, record, txn, epoch, size, false);
+        }
     }
 
     /**
@@ -299,10 +304,10 @@ public final class ReplicationCore {
                         if (rec != null && rec.newerThan(peek.best()[0])) {
                             peek.best()[0] = rec;
                         }
-                        holders[slot] = new Holder(n, p, rec, r.txn(), r.epoch(), r.size());
+                        holders[slot] = new Holder(n, p, rec, r.txn(), r.epoch(), r.size(), r.damaged());
                     } else if (g.status() == org.jameskvs.protocol.Status.NOT_FOUND) {
                         peek.answered()[0]++;
-                        holders[slot] = new Holder(n, p, null, r.txn(), r.epoch(), r.size());
+                        holders[slot] = new Holder(n, p, null, r.txn(), r.epoch(), r.size(), r.damaged());
                     }
                     one.run();
                 });
