@@ -132,6 +132,9 @@ final class JournalPageWarmer implements AutoCloseable {
         if (m != populatedMapping) {
             populatedMapping = m;
             populatedTo = 0;
+            // The store thread's own faults through this mapping must never start a readahead (see
+            // PagePopulator#adviseRandom); our populates through it then prepare exactly their step.
+            populator.adviseRandom(m.address(m.start()), m.end() - m.start());
         }
         // page-aligned bounds: madvise takes page-aligned addresses (the mapping's ends are aligned)
         long to = Math.min(p.end + aheadBytes + PagePopulator.PAGE - 1 & -PagePopulator.PAGE, m.end());

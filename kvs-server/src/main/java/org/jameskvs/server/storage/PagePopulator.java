@@ -76,6 +76,28 @@ final class PagePopulator {
     }
 
     /**
+     * {@code madvise(MADV_RANDOM)} on a mapping (page-aligned): a page fault through it reads in
+     * that one page, never the kernel's read-around or readahead. Why: the journal writer's mapping
+     * is a plain shared file mapping, and a fault of the store thread on a page not yet in the page
+     * cache (or on one the kernel marked to start the next readahead) zero-filled the device's whole
+     * readahead window, 8 MB on the build machines' disk, in the store thread: ~20 ms of CPU with 2-4
+     * page faults (report/latency.md, "Where the tail comes from", point 5). Only a hint: the
+     * mapping's content is unchanged.
+     *
+     * @return false if it failed
+     */
+    boolean adviseRandom(long address, long length) {
+        if (posix == null || length <= 0) {
+            return false;
+        }
+        try {
+            return posix.madvise(address, length & -PAGE, MADV_RANDOM) == 0;
+        } catch (Throwable t) {
+            return false;
+        }
+    }
+
+    /**
      * Brings {@code [offset, offset + length)} of {@code file} into the page cache (zero-filled where
      * the file has a hole) through a read-only mapping of its own marked {@code MADV_RANDOM}, in
      * steps of {@code step} bytes: exactly those pages, never the kernel's readahead around them.
