@@ -24,6 +24,9 @@ import io.netty.channel.ChannelPromise;
  * too (a PING every half second never fills them): they prove nothing. A large write gets a
  * progressive promise (the transport reports each partial write), every other write's completion
  * counts (TLS records are small). Event loop only, read from any thread.
+ *
+ * <p>Limit: the last stamp is when the socket took our last byte; the peer still has the socket
+ * buffers (a few MB) to drain after that, unseen from here, within one request timeout.
  */
 final class SendProgress extends ChannelOutboundHandlerAdapter {
     /** Writes at least this large are followed byte-wise; smaller ones leave the socket in one go. */
