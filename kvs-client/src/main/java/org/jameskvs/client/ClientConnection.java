@@ -55,11 +55,13 @@ final class ClientConnection {
     private volatile boolean closed;
     private volatile long lastResponseNanos;
     private ScheduledFuture<?> timeoutCheck;
+    private final SendProgress sent;
 
-    ClientConnection(Channel channel, KvsClientConfig config, Listener listener) {
+    ClientConnection(Channel channel, KvsClientConfig config, Listener listener, SendProgress sent) {
         this.channel = channel;
         this.config = config;
         this.listener = listener;
+        this.sent = sent;
         this.window = new InFlightWindow(config.maxInFlight());
         this.lastResponseNanos = System.nanoTime();
     }
@@ -101,6 +103,11 @@ final class ClientConnection {
 
     long lastResponseNanos() {
         return lastResponseNanos;
+    }
+
+    /** When the peer last drained bytes of ours (see {@link SendProgress}). */
+    long lastSendProgressNanos() {
+        return sent.lastNanos();
     }
 
     void responseReceived() {
@@ -158,8 +165,9 @@ final class ClientConnection {
                 break;
             }
             taken++;
-            if (now - r.deadlineNanos > 0) {
-                // Never sent, so the connection stays good; only this call gives up.
+            if (now - r.deadlineNanos > 0 && now - sent.lastNanos() > requestTimeoutNanos()) {
+                // Never sent, so the connection stays good; only this call gives up. Not while the
+                // peer is still draining a large frame ahead of it: then it only waits its turn.
                 r.fail(Status.TIMEOUT, "timed out waiting for room in the in-flight window (not sent)");
                 continue;
             }
@@ -210,14 +218,24 @@ final class ClientConnection {
         }
     }
 
+    /**
+     * The oldest request times out when its deadline passed and the socket has not taken bytes of
+     * ours for a request timeout: a large frame still being sent (the peer reading it) is not late;
+     * its time starts again with its last byte.
+     */
     private void checkTimeouts() {
         Request<?> head = window.peek();
-        if (head != null && System.nanoTime() - head.deadlineNanos > 0) {
+        long now = System.nanoTime();
+        if (head != null && now - head.deadlineNanos > 0 && now - sent.lastNanos() > requestTimeoutNanos()) {
             window.poll();
             fail("request " + head.sequence + " (" + head.opcode + ") timed out; responses are in order, so the connection is reset",
                     head);
         }
         // Calls waiting behind a full window are younger than its head: they never time out first.
+    }
+
+    private long requestTimeoutNanos() {
+        return config.requestTimeout().toNanos();
     }
 
     /** Fails this connection from any thread. */

@@ -76,6 +76,8 @@ public final class KvsClient implements AutoCloseable {
     private final Backoff backoff;
     private final long requestTimeoutNanos;
     private final Set<QueueHandle> openQueues = ConcurrentHashMap.newKeySet();
+    /** Queues whose DAMAGED flag an OPEN answer carried, already logged. */
+    private final Set<String> damagedWarned = ConcurrentHashMap.newKeySet();
     /** The authenticated connection user calls go to; null while (re)connecting. */
     private final AtomicReference<ClientConnection> current = new AtomicReference<>();
     /** The last connection that was authenticated, for {@link #lastResponseNanos()} across reconnects. */
@@ -100,8 +102,10 @@ public final class KvsClient implements AutoCloseable {
                 .handler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        ClientConnection conn = new ClientConnection(ch, config, KvsClient.this::connectionLost);
+                        SendProgress sent = new SendProgress();
+                        ClientConnection conn = new ClientConnection(ch, config, KvsClient.this::connectionLost, sent);
                         ch.attr(CONNECTION).set(conn);
+                        ch.pipeline().addLast(sent); // first: on the socket's side of TLS
                         if (sslContext != null) {
                             ch.pipeline().addLast(TlsContexts.newHandler(sslContext, ch.alloc(), config));
                         }
@@ -185,6 +189,17 @@ public final class KvsClient implements AutoCloseable {
     public long lastResponseNanos() {
         ClientConnection c = latest;
         return c == null ? 0 : c.lastResponseNanos();
+    }
+
+    /**
+     * {@link System#nanoTime()} when the server last drained bytes of ours from the socket after it
+     * had been full (a large frame being sent makes progress; bytes that only went into the kernel's
+     * buffers do not count), on this or a previous connection; 0 before any connection. A peer that
+     * keeps reading is alive even while its answers wait behind a large frame.
+     */
+    public long lastSendProgressNanos() {
+        ClientConnection c = latest;
+        return c == null ? 0 : c.lastSendProgressNanos();
     }
 
     public KvsClientConfig config() {
@@ -422,6 +437,12 @@ public final class KvsClient implements AutoCloseable {
         @Override
         public OpenResult ok(long txn, ByteBuf payload) {
             ResultDecoders.Opened o = ResultDecoders.OPENED.ok(txn, payload);
+            if ((o.flags() & QueueFlags.DAMAGED) != 0 && damagedWarned.add(name)) {
+                // One server is one copy: the caller reads it (OpenResult.damaged() tells), but never
+                // silently. Once per queue and client: readers re-open often.
+                LOG.warn("ALARM: queue {} on {} is DAMAGED (journal records of it lost at the server's recovery):"
+                        + " it may lack acknowledged messages or hold deleted ones", name, where(config));
+            }
             QueueHandle q = new QueueHandle(KvsClient.this, name, options, conn, o.handle());
             openQueues.add(q);
             if (closed) {

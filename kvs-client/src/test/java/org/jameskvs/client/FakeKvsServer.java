@@ -100,6 +100,7 @@ final class FakeKvsServer implements AutoCloseable {
                     protected void initChannel(Channel ch) {
                         clients.add(ch);
                         connections.incrementAndGet();
+                        ch.pipeline().addLast(new ReadGate());
                         if (ssl != null) {
                             ch.pipeline().addLast(ssl.newHandler(ch.alloc()));
                         }
@@ -119,6 +120,45 @@ final class FakeKvsServer implements AutoCloseable {
 
     long count(Opcode op) {
         return log.stream().filter(r -> r.opcode == op).count();
+    }
+
+    /**
+     * From now on reads each client connection's bytes only one socket read (at most 64 KiB) every
+     * {@code periodMillis}: a slow link or a busy server. 0: never again (a frozen server whose
+     * socket buffers fill and stay full).
+     */
+    void readSlowly(long periodMillis) {
+        clients.forEach(ch -> ch.eventLoop().execute(() -> {
+            ReadGate gate = ch.pipeline().get(ReadGate.class);
+            gate.closed = true; // the frame decoder's own read requests stop here
+            ch.config().setAutoRead(false);
+            if (periodMillis > 0) {
+                ch.eventLoop().scheduleAtFixedRate(gate::readOnce, periodMillis, periodMillis,
+                        java.util.concurrent.TimeUnit.MILLISECONDS);
+            }
+        }));
+    }
+
+    /** Next to the socket: passes read requests on unless closed; {@link #readOnce} passes one. */
+    private static final class ReadGate extends io.netty.channel.ChannelOutboundHandlerAdapter {
+        private ChannelHandlerContext ctx;
+        private volatile boolean closed;
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public void read(ChannelHandlerContext ctx) {
+            if (!closed) {
+                ctx.read();
+            }
+        }
+
+        void readOnce() {
+            ctx.read();
+        }
     }
 
     /** Closes every client connection (the listening socket stays). */

@@ -90,6 +90,41 @@ class ReconnectTest {
         }
     }
 
+    /**
+     * A frame that takes longer than the request timeout to get through (the server reads it
+     * slowly) is not timed out while the server keeps draining it: the timeout counts from its last
+     * drained byte. (The socket buffers, a few MB, must then drain within one request timeout.)
+     */
+    @Test
+    void aLargeFrameTheServerKeepsReadingIsNotTimedOut() throws Exception {
+        try (FakeKvsServer server = new FakeKvsServer("u", "p");
+             KvsClient client = KvsClient.connect(server.config().requestTimeout(Duration.ofMillis(1000)).build())) {
+            KvsQueue q = await(client.open("spool", OpenOptions.writer("node-1", 1))).orThrow();
+            server.readSlowly(2); // at most 64 KiB per 2 ms: 48 MiB take 1.5 s or more
+            long start = System.nanoTime();
+            Ack ack = q.put(bytes("large"), 0, 0, null, new byte[48 << 20]).get(120, java.util.concurrent.TimeUnit.SECONDS);
+            long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
+            assertThat(ack.status()).as("%s after %d ms", ack.reason(), elapsedMillis).isEqualTo(Status.OK);
+            assertThat(elapsedMillis).as("the precondition: it outlasted the request timeout").isGreaterThan(1000L);
+            assertThat(server.connections.get()).as("no reset").isEqualTo(1);
+        }
+    }
+
+    /**
+     * A server that stops reading: the bytes the socket buffers take at once prove nothing, so a
+     * large frame still being sent times out as any request does.
+     */
+    @Test
+    void aLargeFrameToAServerThatStoppedReadingTimesOut() throws Exception {
+        try (FakeKvsServer server = new FakeKvsServer("u", "p");
+             KvsClient client = KvsClient.connect(server.config().requestTimeout(Duration.ofMillis(300)).build())) {
+            KvsQueue q = await(client.open("spool", OpenOptions.writer("node-1", 1))).orThrow();
+            server.readSlowly(0);
+            Ack ack = q.put(bytes("large"), 0, 0, null, new byte[32 << 20]).get(120, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(ack.status()).as("%s", ack.reason()).isEqualTo(Status.TIMEOUT);
+        }
+    }
+
     @Test
     void timedOutRequestResetsTheConnection() throws Exception {
         try (FakeKvsServer server = new FakeKvsServer("u", "p");

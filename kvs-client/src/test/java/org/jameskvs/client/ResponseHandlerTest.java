@@ -33,7 +33,7 @@ class ResponseHandlerTest {
 
     private void setUp(KvsClientConfig config) {
         channel = new EmbeddedChannel();
-        connection = new ClientConnection(channel, config, lost::add);
+        connection = new ClientConnection(channel, config, lost::add, new SendProgress());
         channel.pipeline().addLast(connection.newResponseHandler());
         connection.markReady();
     }

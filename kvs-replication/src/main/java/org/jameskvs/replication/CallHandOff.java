@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Backstop.</b> A call submitted with an "unknown outcome" gets that outcome if the state
  * machine has given none after {@code backstopNanos} (it should never happen: the state machine
  * times every operation out itself after 5 request timeouts, except mutations parked on a rebuild
- * that is still making progress: while one is, the backstop waits). Calls wait in one FIFO in submission
+ * that is still making progress, and requests behind a large frame a node is still reading: while
+ * either goes on, the backstop waits). Calls wait in one FIFO in submission
  * order, and every call has the same limit, so deadlines are in order too: the sweep on each tick
  * looks only at the head. This replaces a JDK timer task per call (a locked priority-queue insert
  * and removal on every call). The sweep runs on the core's loop, like everything that completes a
@@ -128,7 +129,8 @@ final class CallHandOff {
         while ((head = awaiting.peek()) != null) {
             if (head.done) {
                 awaiting.poll();
-            } else if (now - head.submittedAt > backstopNanos && (state == null || !state.rebuildProgressing())) {
+            } else if (now - head.submittedAt > backstopNanos
+                    && (state == null || !(state.rebuildProgressing() || state.framesBeingSent()))) {
                 awaiting.poll();
                 head.settle(null, new java.util.concurrent.TimeoutException());
             } else {

@@ -79,4 +79,19 @@ public final class InSyncCopies {
         }
         return out.isEmpty() ? null : new Choice(Set.copyOf(out), complete);
     }
+
+    /**
+     * The copies to read once their servers' DAMAGED flags are known (kvs-protocol's QueueFlags: a
+     * damaged copy may lack acknowledged messages or hold deleted ones): the intact ones of
+     * {@code choice} when there is one; else the damaged ones all the same (the caller says so
+     * loudly), no longer {@code complete}: absence on a copy that lost records proves nothing.
+     */
+    public static Choice preferIntact(Choice choice, Set<String> damaged) {
+        Set<String> intact = new LinkedHashSet<>(choice.nodes());
+        intact.removeAll(damaged);
+        if (intact.size() == choice.nodes().size()) {
+            return choice;
+        }
+        return intact.isEmpty() ? new Choice(choice.nodes(), false) : new Choice(Set.copyOf(intact), choice.complete());
+    }
 }

@@ -57,6 +57,9 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
         volatile KvsClient client;
         final Map<String, KvsQueue> writeHandles = new HashMap<>();
         final Map<String, KvsQueue> readHandles = new HashMap<>();
+        /** The connection's progress stamps as last reported (state machine thread). */
+        long receivedSeen;
+        long sentSeen;
 
         PathClient(String node, NodePath path, KvsClientConfig clientConfig) {
             this.node = node;
@@ -236,6 +239,36 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
             });
         } else {
             sink.accept(r);
+        }
+    }
+
+    /** What {@link #reportProgress} tells of a path whose connection moved bytes. */
+    interface ProgressSink {
+        /** @param sending the node drained bytes of a request still being sent (else: bytes arrived) */
+        void progressed(String node, NodePath path, boolean sending);
+    }
+
+    /**
+     * Tells {@code sink} of every path whose connection moved bytes since the last call (state
+     * machine thread, before each tick): bytes of an answer arrived, or the node drained bytes of a
+     * frame still being sent. The heartbeat's PING and every answer on a path wait behind a large
+     * frame on it (a mail near the 64 MiB limit takes seconds on a busy machine); a node that keeps
+     * reading or sending that frame is not silent.
+     */
+    void reportProgress(ProgressSink sink) {
+        for (PathClient pc : allClients()) {
+            KvsClient c = pc.client;
+            if (c == null) {
+                continue;
+            }
+            long received = c.lastResponseNanos();
+            long sent = c.lastSendProgressNanos();
+            boolean sending = sent != pc.sentSeen;
+            if (sending || received != pc.receivedSeen) {
+                pc.receivedSeen = received;
+                pc.sentSeen = sent;
+                sink.progressed(pc.node, pc.path, sending);
+            }
         }
     }
 

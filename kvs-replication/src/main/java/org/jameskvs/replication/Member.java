@@ -23,6 +23,11 @@ final class Member {
      */
     long lastAnswerAt = Long.MIN_VALUE;
     /**
+     * When the copy's node last drained bytes of a request still being sent on its path (core
+     * clock): a frame near the 64 MiB limit may take longer than any request timeout to send.
+     */
+    long lastSendProgressAt = Long.MIN_VALUE;
+    /**
      * A SYNC copy that became unreachable while no other SYNC copy was reachable: it is kept (it is
      * the authority) and the queue refuses writes until it is back.
      */

@@ -1392,11 +1392,13 @@ public final class QueueReplica {
      * copy). A copy that keeps answering is alive and its answers come in request order, so the
      * oldest one is queued behind them (a client behind with its reading, a node's queue of work):
      * failing it over would only add a retry to the backlog. Bounded all the same, at the client
-     * connection's own limit (3 request timeouts), so that a request lost on a live connection
-     * still ends.
+     * connection's own limit (3 request timeouts, counted from the last byte of ours the node
+     * drained: a large frame still being sent is not lost), so that a request lost on a live
+     * connection still ends.
      */
     private static boolean unanswered(Member m, Sent oldest, long now, long timeout) {
-        return now - Math.max(oldest.sentAt, m.lastAnswerAt) > timeout || now - oldest.sentAt > 3 * timeout;
+        return now - Math.max(oldest.sentAt, m.lastAnswerAt) > timeout
+                || now - Math.max(oldest.sentAt, m.lastSendProgressAt) > 3 * timeout;
     }
 
     /** How long a parked mutation waits for a rebuild to start, or a rebuild's next step. */

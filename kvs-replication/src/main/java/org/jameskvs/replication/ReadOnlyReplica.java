@@ -41,6 +41,10 @@ import java.util.concurrent.CompletableFuture;
  * answered ({@link ReadResult#positionSpace()}), a new value after each switch (a switch back to a
  * node whose copy failed counts as a switch too, its copy may have been rebuilt meanwhile). A
  * reader must then rescan from position 0.</li>
+ * <li>A copy its server flags DAMAGED (journal records of it lost at recovery: it may lack
+ * acknowledged messages or hold deleted ones) is read only when no intact copy qualifies, and then
+ * with an ALARM event naming it; the next check of the records moves to an intact copy as soon as
+ * one qualifies (the writer's rebuild ends the mark).</li>
  * </ul>
  * The replication's own record (reserved ids) is hidden from READ, GET and STAT.
  */
@@ -348,7 +352,12 @@ public final class ReadOnlyReplica {
             }
             return;
         }
-        if (serving == null || mustMove || !serving.node().equals(choice.node())) {
+        boolean moved = serving == null || mustMove || !serving.node().equals(choice.node());
+        if (moved && choice.damaged()) {
+            core.log(name, "ALARM read-only: reading the DAMAGED copy on " + choice.node() + ", no intact copy"
+                    + " qualifies: it may lack acknowledged messages or hold deleted ones");
+        }
+        if (moved) {
             if (everServed) {
                 positionSpace++;
                 core.log(name, "read-only: reads now from " + choice.node() + " (position space " + positionSpace
@@ -384,9 +393,10 @@ public final class ReadOnlyReplica {
     }
 
     /**
-     * The copy to read from: one the newest record names SYNC and that holds a record itself, the
-     * current one first, then a node holding the newest version, the avoided node last; with no record
-     * anywhere, the largest copy. Null when nothing qualifies or too few nodes answered to tell.
+     * The copy to read from: one the newest record names SYNC and that holds a record itself, an
+     * intact one before a DAMAGED one, then the avoided node last, the current one first, then a
+     * node holding the newest version; with no record anywhere, the largest copy (intact first).
+     * Null when nothing qualifies or too few nodes answered to tell.
      */
     static ReplicationCore.Holder choose(ReplicationCore.Peeked p, String current, String avoid, int groupSize) {
         MembershipRecord rec = p.record();
@@ -409,7 +419,8 @@ public final class ReadOnlyReplica {
             candidates.addAll(p.holders());
             candidates.sort(Comparator.comparingLong(ReplicationCore.Holder::size).reversed());
         }
-        candidates.sort(Comparator.comparingInt((ReplicationCore.Holder h) -> h.node().equals(avoid) ? 1 : 0)
+        candidates.sort(Comparator.comparingInt((ReplicationCore.Holder h) -> h.damaged() ? 1 : 0)
+                .thenComparingInt(h -> h.node().equals(avoid) ? 1 : 0)
                 .thenComparingInt(h -> h.node().equals(current) ? 0 : 1)
                 .thenComparingInt(h -> rec != null && sameVersion(h.record(), rec) ? 0 : 1));
         return candidates.isEmpty() ? null : candidates.get(0);

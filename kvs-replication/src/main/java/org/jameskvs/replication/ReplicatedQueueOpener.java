@@ -108,6 +108,7 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
 
     private void tick() {
         try {
+            transport.reportProgress(core::connectionProgressed);
             core.tick();
             calls.sweep(clock.nanoTime());
         } catch (RuntimeException e) {

@@ -53,6 +53,8 @@ public final class ReplicationCore {
     }
     private long nextToken = 1;
     private Consumer<String> eventSink;
+    /** When a node last drained bytes of a frame still being sent (core clock; see {@link #framesBeingSent}). */
+    private long lastSendProgressAt;
 
     public ReplicationCore(ReplicationConfig config, Clock clock, NodeTransport transport) {
         this(config, clock, transport, new java.security.SecureRandom().nextInt(1 << 20));
@@ -72,6 +74,7 @@ public final class ReplicationCore {
         for (String n : config.nodeNames()) {
             health.put(n, new NodeHealth(n, now));
         }
+        lastSendProgressAt = now - (1L << 62);
     }
 
     /** Receives every state change as a line of text (tests, admin); default: debug log only. */
@@ -241,9 +244,14 @@ public final class ReplicationCore {
 
     /**
      * A node that holds a queue of that name: the record it holds (null: none), the path its read
-     * handle was opened on, and its OPEN answer (transaction number; size including the record).
+     * handle was opened on, and its OPEN answer (transaction number; size including the record;
+     * whether its server flags the copy DAMAGED, see kvs-protocol's QueueFlags).
      */
-    record Holder(String node, NodePath path, MembershipRecord record, long txn, long epoch, long size) {
+    record Holder(String node, NodePath path, MembershipRecord record, long txn, long epoch, long size,
+                  boolean damaged) {
+        Holder(String node, NodePath path, MembershipRecord record, long txn, long epoch, long size) {
+            this(node, path, record, txn, epoch, size, false);
+        }
     }
 
     /**
@@ -296,10 +304,10 @@ public final class ReplicationCore {
                         if (rec != null && rec.newerThan(peek.best()[0])) {
                             peek.best()[0] = rec;
                         }
-                        holders[slot] = new Holder(n, p, rec, r.txn(), r.epoch(), r.size());
+                        holders[slot] = new Holder(n, p, rec, r.txn(), r.epoch(), r.size(), r.damaged());
                     } else if (g.status() == org.jameskvs.protocol.Status.NOT_FOUND) {
                         peek.answered()[0]++;
-                        holders[slot] = new Holder(n, p, null, r.txn(), r.epoch(), r.size());
+                        holders[slot] = new Holder(n, p, null, r.txn(), r.epoch(), r.size(), r.damaged());
                     }
                     one.run();
                 });
@@ -335,6 +343,14 @@ public final class ReplicationCore {
             }
         }
         return false;
+    }
+
+    /**
+     * Whether some node drained bytes of a frame still being sent within the last request timeout:
+     * the requests behind it (and the calls waiting on them) are not late, they wait their turn.
+     */
+    boolean framesBeingSent() {
+        return clock.nanoTime() - lastSendProgressAt <= config.requestTimeout().toNanos();
     }
 
     public boolean nodeUp(String node) {
@@ -416,6 +432,36 @@ public final class ReplicationCore {
                 w.health().answered(w.path(), clock.nanoTime());
             }
             w.onAnswer().accept(r);
+        }
+    }
+
+    /**
+     * The connection of a path moved bytes (an answer arrived, or the socket took bytes of a request
+     * still being sent): proof of life for the path and for the requests waiting on it, like an
+     * answer. A frame near the 64 MiB limit takes seconds to send on a busy machine, and the PING
+     * and every answer on its path queue behind it; without this, every heartbeat behind such a
+     * frame timed out and a healthy copy was isolated. A node frozen or cut off stops taking bytes
+     * once the socket buffers are full (a few MB), so it is still found silent.
+     */
+    void connectionProgressed(String node, NodePath p, boolean sending) {
+        NodeHealth h = health.get(node);
+        if (h == null || h.state(p) == NetState.NG) {
+            return; // only a PING answer revives an NG path
+        }
+        long now = clock.nanoTime();
+        h.answered(p.ordinal(), now);
+        if (sending) {
+            lastSendProgressAt = now;
+        }
+        for (QueueReplica q : replicas.values()) {
+            for (Member m : q.members) {
+                if (m.node.equals(node) && m.path == p) {
+                    m.lastAnswerAt = Math.max(m.lastAnswerAt, now);
+                    if (sending) {
+                        m.lastSendProgressAt = now;
+                    }
+                }
+            }
         }
     }
 

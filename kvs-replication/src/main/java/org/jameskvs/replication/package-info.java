@@ -126,16 +126,20 @@
  * <li>A copy its server flags DAMAGED (journal records lost at recovery, see the queue flags in
  * kvs-protocol) is never taken as in sync, whatever its transaction number: at open, takeover or a
  * member's reopen it is NG and rebuilt from the intact copy (the rebuild's CLEAR ends the mark).
- * With no intact copy it is served with an ALARM event; with an intact one away, the open waits.</li>
+ * With no intact copy it is served with an ALARM event; with an intact one away, the open waits.
+ * A read-only reader ({@code ReadOnlyReplica}) reads a damaged copy only when no intact one
+ * qualifies, with an ALARM event ({@code DamagedCopyRebuildTest}).</li>
  * <li><b>Copy hygiene</b>: a copy isolated while the other copy was in sync is cleared on its node
  * (an empty queue stays, the trace of the open) once two copies are in sync again and its node is
  * up ({@code StaleCopies}); a copy given up in an ALARM is kept for the operator. Readers, the
  * OR-set log readers included, read only copies named by the newest record.</li>
  * <li>Exactly one outcome per call; futures never complete exceptionally.</li>
  * <li><b>A node is declared lost for its silence only</b>: any answer on a path (not only a PING's)
- * proves it alive; a request fails over only when its copy has been silent for
- * {@code requestTimeout} since it was sent (at most 3 request timeouts in all); and the client's own
- * standstills do not count as silence ({@code ClientBehindTest}). A node killed, frozen or cut off
+ * proves it alive, and so does the node draining bytes of a frame still being sent on it (a mail
+ * near the 64 MiB limit takes seconds, and the PING waits behind it: {@code LargeMessageTwoCopiesTest});
+ * a request fails over only when its copy has been silent for {@code requestTimeout} since it was
+ * sent (at most 3 request timeouts in all, counted from the last byte of ours the node drained); and
+ * the client's own standstills do not count as silence ({@code ClientBehindTest}). A node killed, frozen or cut off
  * is still marked NG within about {@code heartbeatTimeout} of time the client could observe.</li>
  * <li>No split brain: writers are fenced by epochs (see {@code Epochs} and {@code OpenProcedure}).
  * After a takeover completes, no mutation the previous owner issues can be acknowledged.</li>

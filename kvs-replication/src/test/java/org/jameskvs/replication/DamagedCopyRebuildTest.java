@@ -170,6 +170,58 @@ class DamagedCopyRebuildTest {
         assertThat(q.read(0, 100, 1 << 20, 0).get(30, TimeUnit.SECONDS).isOk()).as("still served").isTrue();
     }
 
+    /**
+     * A read-only reader (no writer: nothing rebuilds the damaged copy) never reads the copy that
+     * lost a DELETE while the intact one is there: it would hand out mail-03, deleted and
+     * acknowledged. kvs1 is damaged: the first member, the copy chosen when both look alike.
+     */
+    @Test
+    void aReadOnlyReaderReadsTheIntactCopyNotTheDamagedOne() throws Exception {
+        List<String> live = writeTwoBatchesAndStop("kvs1");
+        damageOlderFile("kvs1", false);
+        restart("kvs1");
+        assertDamagedWithSameTransaction("kvs1", "kvs2");
+
+        opener = ReplicatedQueueOpener.start(config);
+        opener.listen(events::add);
+        assertThat(opener.awaitConnected(NODES.size(), Duration.ofSeconds(30))).as("connected to both nodes").isTrue();
+        KvsQueue reader = openReader();
+        assertThat(ClusterRig.readAll(reader)).as("read through the read-only reader").containsExactlyElementsOf(live);
+        assertThat(events).noneMatch(e -> e.contains("ALARM"));
+        assertThat(stat("kvs1").damaged()).as("nothing rebuilt it: still damaged").isTrue();
+    }
+
+    /** Both copies damaged: the reader reads one all the same, with an ALARM naming it. */
+    @Test
+    void aReadOnlyReaderOfOnlyDamagedCopiesReadsWithAnAlarm() throws Exception {
+        writeTwoBatchesAndStop("kvs2");
+        servers.remove("kvs1").close();
+        damageOlderFile("kvs1", false);
+        damageOlderFile("kvs2", false);
+        restart("kvs1");
+        restart("kvs2");
+
+        opener = ReplicatedQueueOpener.start(config);
+        opener.listen(events::add);
+        assertThat(opener.awaitConnected(NODES.size(), Duration.ofSeconds(30))).as("connected to both nodes").isTrue();
+        KvsQueue reader = openReader();
+        assertThat(reader.read(0, 100, 1 << 20, 0).get(30, TimeUnit.SECONDS).isOk()).as("still served").isTrue();
+        String alarm = awaitEvent(e -> e.contains("ALARM") && e.contains("DAMAGED copy"), "alarm");
+        assertThat(alarm).startsWith(Q + ": ");
+    }
+
+    private KvsQueue openReader() throws InterruptedException {
+        OpenResult r = null;
+        for (int i = 0; i < 100; i++) {
+            r = opener.open(Q, OpenOptions.reader()).join();
+            if (r.isOk()) {
+                return r.queue();
+            }
+            Thread.sleep(100); // heartbeats still coming up
+        }
+        throw new AssertionError("reader open failed: " + r.status() + " " + r.reason() + "; events:\n  " + String.join("\n  ", events));
+    }
+
     // ------------------------------------------------------------------ the scenario
 
     /**

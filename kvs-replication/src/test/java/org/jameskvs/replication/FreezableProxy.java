@@ -22,6 +22,8 @@ import java.util.concurrent.LinkedBlockingQueue;
  * like a cable pulled next to a router that answers with resets: the client sees the loss at once.</li>
  * <li><b>answers delayed</b>: requests flow to the server at once (it applies them) but its answers
  * reach the client only {@code delay} after the server sent them, in order (a delay line).</li>
+ * <li><b>slow requests</b>: the client's bytes reach the server at a bounded rate (a slow link:
+ * a large frame takes seconds to get through while the server is healthy).</li>
  * </ul>
  * Records the first byte each client sent, to tell what it spoke (0x16 opens a TLS handshake; a
  * KVS frame starts with its length).
@@ -35,6 +37,8 @@ final class FreezableProxy implements AutoCloseable {
     private volatile boolean frozen;
     private volatile boolean cut;
     private volatile long answerDelayNanos;
+    /** Client-to-server bytes per second; 0: no limit. */
+    private volatile long requestBytesPerSecond;
     private volatile boolean closed;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final List<Integer> firstClientBytes = new CopyOnWriteArrayList<>();
@@ -76,6 +80,11 @@ final class FreezableProxy implements AutoCloseable {
      */
     void delayAnswers(Duration delay) {
         this.answerDelayNanos = delay.toNanos();
+    }
+
+    /** Client-to-server bytes flow at most at this rate from now on (0: no limit). */
+    void limitRequestRate(long bytesPerSecond) {
+        this.requestBytesPerSecond = bytesPerSecond;
     }
 
     private void acceptLoop() {
@@ -127,6 +136,10 @@ final class FreezableProxy implements AutoCloseable {
                         first = false;
                     }
                     awaitThaw(); // hold what was read: it flows again on thaw
+                    long rate = requestBytesPerSecond;
+                    if (rate > 0) {
+                        Thread.sleep(Math.max(1, n * 1000L / rate));
+                    }
                     out.write(buf, 0, n);
                     out.flush();
                 }

@@ -51,6 +51,11 @@ final class ProxiedCluster extends ClusterRig {
         proxy(node, path).delayAnswers(delay);
     }
 
+    /** The adapter's bytes reach the node on that path at most at this rate (0: no limit). */
+    void limitRequestRate(String node, NodePath path, long bytesPerSecond) {
+        proxy(node, path).limitRequestRate(bytesPerSecond);
+    }
+
     private FreezableProxy proxy(String node, NodePath path) {
         return proxies.get(node)[path.ordinal()];
     }

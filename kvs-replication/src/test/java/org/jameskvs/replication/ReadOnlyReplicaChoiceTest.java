@@ -60,4 +60,20 @@ class ReadOnlyReplicaChoiceTest {
         assertThat(choose(new ReplicationCore.Peeked(null, 2, plain), null, null)).isNull();
         assertThat(choose(new ReplicationCore.Peeked(null, 3, plain), null, null)).isEqualTo("kvs2");
     }
+
+    @Test
+    void aDamagedCopyIsReadOnlyWhenNoIntactOneQualifies() {
+        MembershipRecord r = rec(3, sync("kvs2"), sync("kvs3"));
+        ReplicationCore.Holder damaged = new ReplicationCore.Holder("kvs2", NodePath.ACTIVE, r, 10, 0, 8, true);
+        ReplicationCore.Peeked p = new ReplicationCore.Peeked(r, 3, List.of(damaged, holder("kvs3", r, 8)));
+        assertThat(choose(p, null, null)).isEqualTo("kvs3");
+        assertThat(choose(p, "kvs2", null)).as("not even as the current copy").isEqualTo("kvs3");
+        assertThat(choose(p, null, "kvs3")).as("an intact copy that just failed still comes first").isEqualTo("kvs3");
+        assertThat(choose(new ReplicationCore.Peeked(r, 2, List.of(damaged)), null, null)).as("the only one")
+                .isEqualTo("kvs2");
+        // Without any record: the largest intact copy, not a larger damaged one.
+        List<ReplicationCore.Holder> plain = List.of(new ReplicationCore.Holder("kvs1", NodePath.ACTIVE, null, 10, 0, 9, true),
+                holder("kvs2", null, 4), holder("kvs3", null, 0));
+        assertThat(choose(new ReplicationCore.Peeked(null, 3, plain), null, null)).isEqualTo("kvs2");
+    }
 }

@@ -26,8 +26,10 @@ import java.util.concurrent.locks.LockSupport;
  * <li><b>populate</b> the writer's own mapping ({@link WriterMapping}, published by the store thread
  * at each commit) with {@link PagePopulator} ({@code madvise(MADV_POPULATE_WRITE)}): the kernel does
  * all of the fault's work here, so the writer's stores take no fault at all;</li>
- * <li>beyond that mapping, or where the kernel cannot populate, <b>read</b> the pages with plain
- * positioned reads: the zero-filling happens here and the writer's fault only maps the cached page.</li>
+ * <li>beyond that mapping, or where the kernel cannot populate, <b>read</b> the pages into the page
+ * cache (a read-only mapping of ours, {@code MADV_RANDOM}, populated step by step; plain positioned
+ * reads where that is not available): the zero-filling happens here and the writer's fault only
+ * maps the cached page.</li>
  * </ol>
  * It moves work, it does not remove it: it pays where a core has spare time, which a server
  * answering one pipelined connection on its single store thread has.
@@ -36,15 +38,24 @@ import java.util.concurrent.locks.LockSupport;
  * without an fsync policy: with one, each sync would also write the pages ahead of the writer.
  *
  * <p>It never changes what the journal holds: it reads, and populating prepares pages without
- * writing to them. The store thread publishes where it writes at each commit ({@link #writing});
+ * writing to them. Work is done in steps of {@link #POPULATE_STEP}: the writer may wait for the step
+ * it writes into, never for more (a plain read started the disk's 8 MB readahead, a ~20 ms stall of
+ * the writer, report/latency.md). The store thread publishes where it writes at each commit ({@link #writing});
  * this thread keeps {@code aheadBytes} beyond that ready.
  */
 final class JournalPageWarmer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(JournalPageWarmer.class);
     private static final long ACTIVE_PAUSE_NANOS = 2_000_000;
     private static final long IDLE_PAUSE_NANOS = 50_000_000;
-    /** Populate in steps of this much, so that close() is never kept waiting long. */
-    private static final long POPULATE_STEP = 1L << 20;
+    /**
+     * Prepare pages in steps of this much (64 pages): the kernel zero-fills a step's pages in one
+     * call while they (or the mapping) are locked, and the store thread's write into one of them
+     * waits for the whole step (about 0.3-0.6 ms here, where 8 MB took ~20 ms); and close() is
+     * never kept waiting long.
+     */
+    private static final long POPULATE_STEP = 256L << 10;
+    /** Reads beyond the populated part go through a mapping of ours in steps too (see {@link #warm}). */
+    private final PagePopulator reader = PagePopulator.create();
 
     /** Where the writer is: a file, the offset just past its last record, and its mapping there (or null). */
     private record Position(Path file, long end, WriterMapping mapping) {
@@ -121,6 +132,9 @@ final class JournalPageWarmer implements AutoCloseable {
         if (m != populatedMapping) {
             populatedMapping = m;
             populatedTo = 0;
+            // The store thread's own faults through this mapping must never start a readahead (see
+            // PagePopulator#adviseRandom); our populates through it then prepare exactly their step.
+            populator.adviseRandom(m.address(m.start()), m.end() - m.start());
         }
         // page-aligned bounds: madvise takes page-aligned addresses (the mapping's ends are aligned)
         long to = Math.min(p.end + aheadBytes + PagePopulator.PAGE - 1 & -PagePopulator.PAGE, m.end());
@@ -145,6 +159,15 @@ final class JournalPageWarmer implements AutoCloseable {
         }
         long from = Math.max(warmedTo, readFrom);
         long to = Math.min(p.end + aheadBytes, channel.size());
+        long alignedFrom = from & -PagePopulator.PAGE;
+        long alignedTo = to & -PagePopulator.PAGE;
+        if (alignedTo > alignedFrom
+                && reader.populateRead(p.file, alignedFrom, alignedTo - alignedFrom, POPULATE_STEP, () -> closed)) {
+            // Never a plain read here: it would start the device's readahead (8 MB in one call on
+            // the build machines), see PagePopulator#populateRead.
+            warmedTo = Math.max(warmedTo, alignedTo);
+            return;
+        }
         while (from < to && !closed) {
             int n = channel.read(scratch.clear().limit((int) Math.min(scratch.capacity(), to - from)), from);
             if (n <= 0) {

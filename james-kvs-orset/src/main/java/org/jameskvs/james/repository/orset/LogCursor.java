@@ -25,6 +25,8 @@ final class LogCursor {
     volatile boolean membersComplete;
     /** When the records were last read (System.nanoTime). */
     volatile long membersAt;
+    /** The members are DAMAGED copies (no intact one): said once, when it starts. */
+    volatile boolean readingDamaged;
 
     LogCursor(String name, boolean own) {
         this.name = name;

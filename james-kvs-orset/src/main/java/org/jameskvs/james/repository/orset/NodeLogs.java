@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -15,6 +16,7 @@ import javax.mail.MessagingException;
 import org.jameskvs.client.GetResult;
 import org.jameskvs.client.KvsQueue;
 import org.jameskvs.client.OpenResult;
+import org.jameskvs.client.QueueStat;
 import org.jameskvs.james.Futures;
 import org.jameskvs.james.KvsQueues;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
@@ -114,7 +116,9 @@ final class NodeLogs implements AutoCloseable {
      * ({@link InSyncCopies}). A copy that (re)joins is read from position 0: it may have been rebuilt,
      * renumbering its positions. When the records cannot tell (too few nodes answered), the members
      * stay as they were but are no longer {@code complete}: reads go on, conclusions from absence
-     * wait. The own log and a single server: the one copy there is.
+     * wait. A copy its server flags DAMAGED is not read while an intact one qualifies; with none,
+     * the damaged ones are, with an ALARM line, and not {@code complete}. The own log and a single
+     * server: the one copy there is (the client logs an ALARM when it is damaged).
      */
     void refreshMembers(LogCursor cursor, boolean force) {
         if (cursor.own || !copies.replicated()) {
@@ -127,7 +131,11 @@ final class NodeLogs implements AutoCloseable {
             return;
         }
         Map<String, CompletableFuture<GetResult>> gets = new HashMap<>();
-        cursor.copies.forEach((node, copy) -> gets.put(node, copy.handle.get(InSyncCopies.recordId())));
+        Map<String, CompletableFuture<QueueStat>> stats = new HashMap<>();
+        cursor.copies.forEach((node, copy) -> {
+            gets.put(node, copy.handle.get(InSyncCopies.recordId()));
+            stats.put(node, copy.handle.stat()); // its DAMAGED flag
+        });
         Map<String, byte[]> holders = new HashMap<>();
         int answered = cursor.absent.size();
         for (Map.Entry<String, CompletableFuture<GetResult>> e : gets.entrySet()) {
@@ -151,6 +159,15 @@ final class NodeLogs implements AutoCloseable {
             cursor.membersComplete = false;
             return;
         }
+        Set<String> damaged = damagedCopies(cursor, stats);
+        choice = InSyncCopies.preferIntact(choice, damaged);
+        boolean readingDamaged = choice.nodes().stream().anyMatch(damaged::contains);
+        if (readingDamaged && !cursor.readingDamaged) {
+            LOG.warn("ALARM OR-set repository {}: {} is read on DAMAGED copies {} (no intact copy): they may lack"
+                + " operations or hold collected ones; no garbage collection concludes from them", ownLog.name(),
+                cursor.name, choice.nodes());
+        }
+        cursor.readingDamaged = readingDamaged;
         Set<String> before = cursor.members;
         for (String node : choice.nodes()) {
             LogCursor.Copy copy = cursor.copies.get(node);
@@ -166,7 +183,23 @@ final class NodeLogs implements AutoCloseable {
         cursor.membersComplete = choice.complete();
     }
 
-    /** Opens the copies of a log not open yet; notes the nodes without a copy. */
+    /** The copies whose server flags them DAMAGED (a copy that did not answer its STAT: not known damaged). */
+    private Set<String> damagedCopies(LogCursor cursor, Map<String, CompletableFuture<QueueStat>> stats) {
+        Set<String> damaged = new HashSet<>();
+        stats.forEach((node, future) -> {
+            try {
+                QueueStat st = Futures.await(future, configuration.requestTimeout(), "stat " + cursor.name);
+                if (st.isOk() && st.damaged()) {
+                    damaged.add(node);
+                }
+            } catch (RuntimeException unreachable) {
+                // not an answer: its record's GET did not count either
+            }
+        });
+        return damaged;
+    }
+
+        /** Opens the copies of a log not open yet; notes the nodes without a copy. */
     private void openCopies(LogCursor cursor) {
         Map<String, CompletableFuture<OpenResult>> opening = new HashMap<>();
         for (String node : copies.nodes()) {
