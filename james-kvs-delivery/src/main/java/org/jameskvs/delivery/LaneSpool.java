@@ -34,10 +34,18 @@ public final class LaneSpool implements AutoCloseable {
     private final Scheduler io;
     private final DelayTiers delays;
     private final Disposable idleCloser;
+    private final SharedLimits limits;
 
     public LaneSpool(LaneDeliveryConfig config, MailQueueFactory<?> queueFactory, MxResolver resolver,
                      Bouncer bouncer, LaneRegistry registry, Clock clock) {
+        this(config, queueFactory, resolver, bouncer, registry, clock, SharedLimits.nodeLocal());
+    }
+
+    /** With {@code limits} shared with other nodes (closed with this spool). */
+    public LaneSpool(LaneDeliveryConfig config, MailQueueFactory<?> queueFactory, MxResolver resolver,
+                     Bouncer bouncer, LaneRegistry registry, Clock clock, SharedLimits limits) {
         this.config = config;
+        this.limits = limits;
         this.router = new LaneRouter(config);
         this.io = Schedulers.newBoundedElastic(config.deliveryThreads(), Integer.MAX_VALUE, "lane-delivery");
         this.delays = new DelayTiers(config, queueFactory, clock);
@@ -50,7 +58,7 @@ public final class LaneSpool implements AutoCloseable {
                 () -> new SuspensionRule(config.suspendAfterFailures(), config.suspendWindow(), config.suspendFor(), clock),
                 new BounceOrders(clock));
             states.add(state);
-            workers.add(new LaneWorker(state, queue, resolver, config, bouncer, io, clock, delays));
+            workers.add(new LaneWorker(state, queue, resolver, config, bouncer, io, clock, delays, limits));
         }
         registry.register(router, states);
         workers.forEach(LaneWorker::start);
@@ -116,6 +124,7 @@ public final class LaneSpool implements AutoCloseable {
         idleCloser.dispose();
         delays.close();
         workers.forEach(LaneWorker::close);
+        limits.close();
         io.dispose();
     }
 }
