@@ -27,6 +27,9 @@ import reactor.core.scheduler.Schedulers;
  * outgoing mail into one mail per recipient domain, each enqueued in its domain's lane.
  */
 public final class LaneSpool implements AutoCloseable {
+    /** Tail domains whose MX group is remembered (mxGrouping), and for how long. */
+    private static final int MX_GROUPS_REMEMBERED = 100_000;
+    private static final Duration MX_GROUP_TTL = Duration.ofHours(1);
     private final LaneDeliveryConfig config;
     private final LaneRouter router;
     private final Map<String, MailQueue> queues = new LinkedHashMap<>();
@@ -46,7 +49,9 @@ public final class LaneSpool implements AutoCloseable {
                      Bouncer bouncer, LaneRegistry registry, Clock clock, SharedLimits limits) {
         this.config = config;
         this.limits = limits;
-        this.router = new LaneRouter(config);
+        this.router = config.mxGrouping()
+            ? new LaneRouter(config, new MxGroups(resolver::mxGroup, MX_GROUPS_REMEMBERED, MX_GROUP_TTL, clock))
+            : new LaneRouter(config);
         this.io = Schedulers.newBoundedElastic(config.deliveryThreads(), Integer.MAX_VALUE, "lane-delivery");
         this.delays = new DelayTiers(config, queueFactory, clock);
         List<LaneState> states = new ArrayList<>();
