@@ -92,20 +92,38 @@ public final class KvsSharedLimits implements SharedLimits {
      * {@code ownerName}.
      */
     static KvsSharedLimits connect(KvsSpoolConfiguration spool, LaneDeliveryConfig config) {
-        String server = spool.servers().get(0);
+        String server = lockServer(spool);
         int colon = server.lastIndexOf(':');
         if (colon <= 0) {
             throw new IllegalArgumentException("sharedLimits: KVS server '" + server + "' is not host:port");
         }
+        java.util.Properties p = spool.properties();
         KvsClient client = KvsClient.connect(KvsClientConfig.builder()
             .host(server.substring(0, colon))
             .port(Integer.parseInt(server.substring(colon + 1)))
-            .credentials(spool.user(), spool.password())
+            .credentials(spool.replicated() ? p.getProperty("replication.user", spool.user()) : spool.user(),
+                spool.replicated() ? p.getProperty("replication.password", spool.password()) : spool.password())
             .tls(spool.tls())
             .requestTimeout(spool.requestTimeout())
             .build());
         return new KvsSharedLimits(client, true, spool.ownerName(), config.queuePrefix() + "nodes/",
             config.sharedLimitsMaxNodes(), config.sharedLimitsRefresh());
+    }
+
+    /**
+     * The server holding the locks: {@code servers}' first, or with replication the active address of
+     * the first of {@code replication.nodes} (every James node reads the same file, so all agree).
+     */
+    private static String lockServer(KvsSpoolConfiguration spool) {
+        if (!spool.replicated()) {
+            return spool.servers().get(0);
+        }
+        String first = spool.properties().getProperty("replication.nodes").split(",")[0].strip();
+        String active = spool.properties().getProperty("replication.node." + first + ".active");
+        if (active == null || active.isBlank()) {
+            throw new IllegalArgumentException("sharedLimits: replication.node." + first + ".active is not set");
+        }
+        return active.strip();
     }
 
     private synchronized void join() {

@@ -11,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.function.BooleanSupplier;
 
 import org.apache.james.metrics.api.NoopGaugeRegistry;
 import org.apache.james.metrics.dropwizard.DropWizardMetricFactory;
@@ -132,7 +131,7 @@ class DelayedBacklogE2ETest {
             spool.enqueue(mail);
             mail.dispose();
         }
-        await(() -> target.domain(DOMAIN).distinctMessageIds() == alreadyDelivered + READY, READY + " ready mails delivered (" + tag + ")");
+        Waits.until(() -> target.domain(DOMAIN).distinctMessageIds() == alreadyDelivered + READY, READY + " ready mails delivered (" + tag + ")", TIMEOUT);
         return READY / ((System.nanoTime() - start) / 1e9);
     }
 
@@ -157,15 +156,5 @@ class DelayedBacklogE2ETest {
             least = Math.min(least, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
         }
         return least;
-    }
-
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within " + TIMEOUT + ": " + what);
-            }
-            Thread.sleep(20);
-        }
     }
 }

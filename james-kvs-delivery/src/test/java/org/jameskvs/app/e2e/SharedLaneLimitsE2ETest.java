@@ -7,10 +7,8 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 
 import org.apache.james.queue.api.RawMailQueueItemDecoratorFactory;
 import org.apache.james.queue.memory.MemoryMailQueueFactory;
@@ -46,31 +44,14 @@ class SharedLaneLimitsE2ETest {
 
     @Test
     void twoNodesNeverOpenMoreThanTheLaneLimit() throws Exception {
-        Path run = Path.of(System.getProperty("e2e.workdir", "target/e2e")).resolve("shared-limits-" + System.currentTimeMillis());
-        Files.createDirectories(run);
-        Map<String, Behaviour> behaviours = new LinkedHashMap<>();
         // a slow end of DATA keeps connections open long enough to overlap across the nodes
-        behaviours.put(DOMAIN, Behaviour.slowData(Duration.ofMillis(30)));
-        try (DomainSmtpTarget target = DomainSmtpTarget.start(behaviours);
-             KvsServerProcess kvs = KvsServerProcess.start(run.resolve("kvs"))) {
-            LaneDeliveryConfig config = TestConfigs.config("dedicatedDomains", DOMAIN, "buckets", "1",
+        try (DomainSmtpTarget target = DomainSmtpTarget.start(Map.of(DOMAIN, Behaviour.slowData(Duration.ofMillis(30))));
+             KvsServerProcess kvs = KvsServerProcess.start(workDirectory("shared-limits"))) {
+            deliverFromTwoNodes(kvs, target, TestConfigs.config("dedicatedDomains", DOMAIN, "buckets", "1",
                 "concurrency", String.valueOf(LIMIT), "initialConcurrency", String.valueOf(LIMIT),
                 // few mails per connection and a short idle time: slots are freed and taken again often
                 "maxDeliveriesPerConnection", "4", "idleConnectionMillis", "100",
-                "port", String.valueOf(target.port()), "sharedLimits", "true", "sharedLimitsRefreshMillis", "200");
-            MxResolver resolver = domain -> List.of(target.domain(domain).address());
-            try (KvsSharedLimits limitsA = limits(kvs, "node-a", config);
-                 KvsSharedLimits limitsB = limits(kvs, "node-b", config)) {
-                await(() -> limitsA.rateShare() == 0.5 && limitsB.rateShare() == 0.5, "each node sees the other");
-                try (LaneSpool a = spool(config, resolver, limitsA);
-                     LaneSpool b = spool(config, resolver, limitsB)) {
-                    for (int i = 0; i < PER_NODE; i++) {
-                        a.enqueue(TestMails.mail("a" + i, TestMails.messageId("a", i), "r" + i + "@" + DOMAIN));
-                        b.enqueue(TestMails.mail("b" + i, TestMails.messageId("b", i), "r" + i + "@" + DOMAIN));
-                    }
-                    await(() -> target.domain(DOMAIN).distinctMessageIds() == 2 * PER_NODE, "every mail of both nodes delivered");
-                }
-            }
+                "port", String.valueOf(target.port()), "sharedLimits", "true", "sharedLimitsRefreshMillis", "200"));
             DomainSmtpTarget.Domain domain = target.domain(DOMAIN);
             System.out.printf("SharedLaneLimitsE2ETest: %d mails from 2 nodes, %d connections, at most %d open at once (limit %d)%n",
                 domain.accepted(), domain.connections(), domain.maxConcurrentConnections(), LIMIT);
@@ -81,29 +62,11 @@ class SharedLaneLimitsE2ETest {
 
     @Test
     void twoNodesShareTheLaneRate() throws Exception {
-        Path run = Path.of(System.getProperty("e2e.workdir", "target/e2e")).resolve("shared-rate-" + System.currentTimeMillis());
-        Files.createDirectories(run);
-        Map<String, Behaviour> behaviours = new LinkedHashMap<>();
-        behaviours.put(DOMAIN, Behaviour.accept());
-        try (DomainSmtpTarget target = DomainSmtpTarget.start(behaviours);
-             KvsServerProcess kvs = KvsServerProcess.start(run.resolve("kvs"))) {
-            LaneDeliveryConfig config = TestConfigs.config("dedicatedDomains", DOMAIN, "buckets", "1",
+        try (DomainSmtpTarget target = DomainSmtpTarget.start(Map.of(DOMAIN, Behaviour.accept()));
+             KvsServerProcess kvs = KvsServerProcess.start(workDirectory("shared-rate"))) {
+            deliverFromTwoNodes(kvs, target, TestConfigs.config("dedicatedDomains", DOMAIN, "buckets", "1",
                 "concurrency", "4", "initialConcurrency", "4", "maxMessageRate", String.valueOf(RATE),
-                "port", String.valueOf(target.port()),
-                "sharedLimits", "true", "sharedLimitsRefreshMillis", "200");
-            MxResolver resolver = domain -> List.of(target.domain(domain).address());
-            try (KvsSharedLimits limitsA = limits(kvs, "node-a", config);
-                 KvsSharedLimits limitsB = limits(kvs, "node-b", config)) {
-                await(() -> limitsA.rateShare() == 0.5 && limitsB.rateShare() == 0.5, "each node sees the other");
-                try (LaneSpool a = spool(config, resolver, limitsA);
-                     LaneSpool b = spool(config, resolver, limitsB)) {
-                    for (int i = 0; i < PER_NODE; i++) {
-                        a.enqueue(TestMails.mail("a" + i, TestMails.messageId("ra", i), "r" + i + "@" + DOMAIN));
-                        b.enqueue(TestMails.mail("b" + i, TestMails.messageId("rb", i), "r" + i + "@" + DOMAIN));
-                    }
-                    await(() -> target.domain(DOMAIN).distinctMessageIds() == 2 * PER_NODE, "every mail of both nodes delivered");
-                }
-            }
+                "port", String.valueOf(target.port()), "sharedLimits", "true", "sharedLimitsRefreshMillis", "200"));
             Map<String, Long> byId = target.domain(DOMAIN).arrivals();
             List<Long> arrivals = new ArrayList<>(byId.values());
             arrivals.sort(Long::compare);
@@ -117,7 +80,7 @@ class SharedLaneLimitsE2ETest {
             for (long w = 0; (w + 1) * window <= arrivals.get(arrivals.size() - 1) - start; w++) {
                 long from = start + w * window;
                 long count = arrivals.stream().filter(t -> t >= from && t < from + window).count();
-                long fromA = byId.entrySet().stream().filter(e -> e.getKey().startsWith("<ra-"))
+                long fromA = byId.entrySet().stream().filter(e -> e.getKey().startsWith("<a-"))
                     .filter(e -> e.getValue() >= from && e.getValue() < from + window).count();
                 double windowRate = count * 1000.0 / window;
                 report.append(String.format("  window %d (%d s): %.2f mails/s (%.1f %% of %d; node a %d, node b %d mails)%n", w,
@@ -126,6 +89,34 @@ class SharedLaneLimitsE2ETest {
             System.out.print(report);
             assertThat(arrivals).hasSize(2 * PER_NODE);
         }
+    }
+
+    /**
+     * Two engines with their own queues and KVS clients, limits shared through {@code kvs}: once each
+     * sees the other, each gets PER_NODE mails for DOMAIN (Message-IDs tagged a and b); returns once all
+     * arrived.
+     */
+    private static void deliverFromTwoNodes(KvsServerProcess kvs, DomainSmtpTarget target, LaneDeliveryConfig config)
+            throws Exception {
+        MxResolver resolver = domain -> List.of(target.domain(domain).address());
+        try (KvsSharedLimits limitsA = limits(kvs, "node-a", config);
+             KvsSharedLimits limitsB = limits(kvs, "node-b", config)) {
+            Waits.until(() -> limitsA.rateShare() == 0.5 && limitsB.rateShare() == 0.5, "each node sees the other", TIMEOUT);
+            try (LaneSpool a = spool(config, resolver, limitsA);
+                 LaneSpool b = spool(config, resolver, limitsB)) {
+                for (int i = 0; i < PER_NODE; i++) {
+                    a.enqueue(TestMails.mail("a" + i, TestMails.messageId("a", i), "r" + i + "@" + DOMAIN));
+                    b.enqueue(TestMails.mail("b" + i, TestMails.messageId("b", i), "r" + i + "@" + DOMAIN));
+                }
+                Waits.until(() -> target.domain(DOMAIN).distinctMessageIds() == 2 * PER_NODE,
+                    "every mail of both nodes delivered", TIMEOUT);
+            }
+        }
+    }
+
+    private static Path workDirectory(String name) throws java.io.IOException {
+        Path run = Path.of(System.getProperty("e2e.workdir", "target/e2e")).resolve(name + "-" + System.currentTimeMillis());
+        return Files.createDirectories(run);
     }
 
     private static KvsSharedLimits limits(KvsServerProcess kvs, String node, LaneDeliveryConfig config) {
@@ -138,15 +129,5 @@ class SharedLaneLimitsE2ETest {
     private static LaneSpool spool(LaneDeliveryConfig config, MxResolver resolver, KvsSharedLimits limits) {
         return new LaneSpool(config, new MemoryMailQueueFactory(new RawMailQueueItemDecoratorFactory()), resolver,
             (mail, reply) -> { }, new LaneRegistry(), Clock.systemUTC(), limits);
-    }
-
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within " + TIMEOUT + ": " + what);
-            }
-            Thread.sleep(20);
-        }
     }
 }
