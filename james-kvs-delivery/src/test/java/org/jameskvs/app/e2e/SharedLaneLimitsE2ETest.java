@@ -15,10 +15,12 @@ import org.apache.james.queue.memory.MemoryMailQueueFactory;
 import org.jameskvs.client.KvsClient;
 import org.jameskvs.client.KvsClientConfig;
 import org.jameskvs.delivery.KvsSharedLimits;
+import org.jameskvs.delivery.Lane;
 import org.jameskvs.delivery.LaneDeliveryConfig;
 import org.jameskvs.delivery.LaneRegistry;
 import org.jameskvs.delivery.LaneSpool;
 import org.jameskvs.delivery.MxResolver;
+import org.jameskvs.delivery.SharedLimits;
 import org.jameskvs.delivery.TestConfigs;
 import org.jameskvs.delivery.TestMails;
 import org.jameskvs.delivery.target.Behaviour;
@@ -88,6 +90,36 @@ class SharedLaneLimitsE2ETest {
             }
             System.out.print(report);
             assertThat(arrivals).hasSize(2 * PER_NODE);
+        }
+    }
+
+    @Test
+    void aSlotIsHeldByOneNodeAtATimeAndFreedWhenItsHolderGoes() throws Exception {
+        try (KvsServerProcess kvs = KvsServerProcess.start(workDirectory("shared-slots"))) {
+            LaneDeliveryConfig config = TestConfigs.config("sharedLimits", "true");
+            Lane lane = new Lane("lane-d-" + DOMAIN, true);
+            try (KvsSharedLimits a = limits(kvs, "node-a", config)) {
+                KvsSharedLimits b = limits(kvs, "node-b", config);
+                SharedLimits.Slot held = b.tryTake(lane, 1);
+                assertThat(held).isNotNull();
+                assertThat(held.held()).isTrue();
+                assertThat(a.tryTake(lane, 1)).as("the lane's only slot, held by b").isNull();
+                held.release();
+                SharedLimits.Slot[] taken = new SharedLimits.Slot[1];
+                Waits.until(() -> (taken[0] = a.tryTake(lane, 1)) != null, "a takes the slot b released", TIMEOUT);
+                assertThat(b.tryTake(lane, 1)).as("the slot, now held by a").isNull();
+                b.close(); // b leaves, holding nothing now
+                taken[0].release();
+                Waits.until(() -> (taken[0] = a.tryTake(lane, 1)) != null, "a takes it again", TIMEOUT);
+                SharedLimits.Slot aSlot = taken[0];
+                KvsSharedLimits c = limits(kvs, "node-c", config);
+                try (c) {
+                    assertThat(c.tryTake(lane, 1)).isNull();
+                    a.close(); // node a goes: its KVS connection closes, the server drops its locks
+                    assertThat(aSlot.held()).isFalse();
+                    Waits.until(() -> c.tryTake(lane, 1) != null, "c takes the slot of the node that went", TIMEOUT);
+                }
+            }
         }
     }
 
