@@ -42,4 +42,14 @@ public final class DnsMxResolver implements MxResolver {
         }
         return addresses;
     }
+
+    @Override
+    public String mxGroup(String domain) {
+        try {
+            Collection<String> hosts = dns.findMXRecords(domain);
+            return hosts.isEmpty() ? domain : hosts.iterator().next().toLowerCase(java.util.Locale.ROOT);
+        } catch (TemporaryResolutionException | RuntimeException e) {
+            return domain;
+        }
+    }
 }

@@ -9,99 +9,157 @@ import java.util.List;
 
 /**
  * A lane's open SMTP connections, kept between mails so that several mails share one connection. At
- * most {@code concurrency} connections exist at once (the lane's deliveries are bounded by the same
- * number, and a connection to another domain of a bucket is closed before one more is opened).
- * A connection idle longer than {@code idleConnection}, or past {@code maxDeliveriesPerConnection}, is
- * closed.
+ * most {@code concurrency} connections exist at once on this node (the lane's deliveries are bounded
+ * by the same number, and a connection to another domain of a bucket is closed before one more is
+ * opened), and each holds a {@link SharedLimits.Slot}, so with shared limits at most
+ * {@code concurrency} exist across the nodes. A connection idle longer than {@code idleConnection},
+ * past {@code maxDeliveriesPerConnection}, or whose slot may be lost, is closed.
  */
 final class LaneConnections implements AutoCloseable {
-    private record Idle(String domain, SmtpSession session, Instant since) {
+    /** An open connection and the slot it holds. */
+    record Connection(SmtpSession session, SharedLimits.Slot slot) {
     }
 
+    /**
+     * The right to deliver one mail: an idle connection to the domain, else a slot to open one with.
+     * Taken by {@link #reserve}, used by {@link #open}, or given back by {@link #cancel}.
+     */
+    record Reservation(Connection idle, SharedLimits.Slot slot) {
+    }
+
+    private record Idle(String domain, Connection connection, Instant since) {
+    }
+
+    private final Lane lane;
     private final LaneDeliveryConfig config;
+    private final SharedLimits limits;
     private final LaneStats stats;
     private final Clock clock;
     private final Deque<Idle> idle = new ArrayDeque<>();
+    /** Connections open or reserved to be opened. */
     private int open;
     private boolean closed;
 
-    LaneConnections(LaneDeliveryConfig config, LaneStats stats, Clock clock) {
+    LaneConnections(Lane lane, LaneDeliveryConfig config, SharedLimits limits, LaneStats stats, Clock clock) {
+        this.lane = lane;
         this.config = config;
+        this.limits = limits;
         this.stats = stats;
         this.clock = clock;
     }
 
-    /** An open connection to {@code domain}'s MX: an idle one, else a new one. */
-    SmtpSession borrow(String domain, MxResolver resolver) throws SmtpFailure {
-        SmtpSession victim = null;
+    /**
+     * An idle connection to {@code domain}, else a slot for a new one (an idle connection to another
+     * domain of the bucket gives its slot up when this node is at its bound), else null: every slot is
+     * taken, by this node or another. May wait for a round trip to the KVS: called on an I/O thread.
+     */
+    Reservation reserve(String domain) {
+        Idle victim = null;
         synchronized (this) {
             closeExpired();
             for (Iterator<Idle> it = idle.iterator(); it.hasNext(); ) {
                 Idle candidate = it.next();
                 if (candidate.domain().equals(domain)) {
                     it.remove();
-                    return candidate.session();
+                    return new Reservation(candidate.connection(), null);
                 }
             }
-            if (open >= config.concurrency() && !idle.isEmpty()) {
-                victim = idle.removeLast().session(); // room for a connection to this domain
+            if (open >= config.concurrency()) {
+                if (idle.isEmpty()) {
+                    return null;
+                }
+                victim = idle.removeLast(); // room for a connection to this domain; its slot passes on
+            } else {
+                open++;
             }
-            open++;
         }
         if (victim != null) {
-            discard(victim); // QUIT waits for the 221 before the new connection is opened
+            victim.connection().session().close(); // QUIT waits for the 221 before the new connection is opened
+            stats.connectionClosed();
+            return new Reservation(null, victim.connection().slot());
+        }
+        SharedLimits.Slot slot = limits.tryTake(lane, config.concurrency());
+        if (slot == null) {
+            synchronized (this) {
+                open--;
+            }
+        }
+        return slot == null ? null : new Reservation(null, slot);
+    }
+
+    /** The reserved idle connection, else a new connection to {@code domain}'s MX on the reserved slot. */
+    Connection open(Reservation reservation, String domain, MxResolver resolver) throws SmtpFailure {
+        if (reservation.idle() != null) {
+            return reservation.idle();
         }
         try {
             List<java.net.InetAddress> addresses = resolver.resolve(domain);
             SmtpSession session = SmtpSession.open(addresses, config.port(), config);
             stats.connectionOpened();
-            return session;
+            return new Connection(session, reservation.slot());
         } catch (SmtpFailure | RuntimeException e) {
-            synchronized (this) {
-                open--;
-            }
+            cancel(reservation, domain);
             throw e;
         }
     }
 
-    /** Gives a connection back after a transaction: kept for the next mail, or closed. */
-    void giveBack(String domain, SmtpSession session) {
-        synchronized (this) {
-            if (!closed && session.isOpen() && session.transactions() < config.maxDeliveriesPerConnection()) {
-                idle.addFirst(new Idle(domain, session, clock.instant()));
-                return;
-            }
+    /** Gives back a reservation for {@code domain} that was not used. */
+    void cancel(Reservation reservation, String domain) {
+        if (reservation.idle() != null) {
+            giveBack(domain, reservation.idle());
+            return;
         }
-        discard(session);
+        reservation.slot().release();
+        synchronized (this) {
+            open--;
+        }
     }
 
-    /** Closes a connection that broke or is not wanted any more. */
-    void discard(SmtpSession session) {
-        session.close();
+    /** Gives a connection back after a transaction: kept for the next mail, or closed. */
+    void giveBack(String domain, Connection connection) {
+        SmtpSession session = connection.session();
+        if (session.isOpen() && session.transactions() < config.maxDeliveriesPerConnection()
+                && connection.slot().held()) {
+            synchronized (this) {
+                if (!closed) {
+                    idle.addFirst(new Idle(domain, connection, clock.instant()));
+                    return;
+                }
+            }
+        }
+        discard(connection);
+    }
+
+    /** Closes a connection that broke or is not wanted any more, and frees its slot. */
+    void discard(Connection connection) {
+        connection.session().close();
+        connection.slot().release();
         synchronized (this) {
             open--;
         }
         stats.connectionClosed();
     }
 
-    /** Closes idle connections past their idle time (called by every borrow and periodically). */
+    /** Closes idle connections past their idle time (called by every reserve and periodically). */
     synchronized void closeExpired() {
         Instant limit = clock.instant().minus(config.idleConnection());
         while (!idle.isEmpty() && idle.peekLast().since().isBefore(limit)) {
-            Idle expired = idle.removeLast();
-            expired.session().close();
-            open--;
-            stats.connectionClosed();
+            closeIdle(idle.removeLast());
         }
+    }
+
+    private void closeIdle(Idle expired) {
+        expired.connection().session().close();
+        expired.connection().slot().release();
+        open--;
+        stats.connectionClosed();
     }
 
     @Override
     public synchronized void close() {
         closed = true;
         while (!idle.isEmpty()) {
-            idle.removeFirst().session().close();
-            open--;
-            stats.connectionClosed();
+            closeIdle(idle.removeFirst());
         }
     }
 }

@@ -10,6 +10,7 @@ import org.apache.james.metrics.api.GaugeRegistry;
 import org.apache.james.queue.api.MailQueueFactory;
 import org.apache.mailet.Mail;
 import org.apache.mailet.base.GenericMailet;
+import org.jameskvs.james.config.KvsSpoolConfiguration;
 
 /**
  * Destination-aware remote delivery, in place of RemoteDelivery in the relay processor:
@@ -31,14 +32,17 @@ public class LaneDelivery extends GenericMailet {
     private final DNSService dns;
     private final LaneRegistry registry;
     private final GaugeRegistry gauges;
+    private final KvsSpoolConfiguration kvs;
     private LaneSpool spool;
 
     @Inject
-    public LaneDelivery(MailQueueFactory<?> queueFactory, DNSService dns, LaneRegistry registry, GaugeRegistry gauges) {
+    public LaneDelivery(MailQueueFactory<?> queueFactory, DNSService dns, LaneRegistry registry, GaugeRegistry gauges,
+                        KvsSpoolConfiguration kvs) {
         this.queueFactory = queueFactory;
         this.dns = dns;
         this.registry = registry;
         this.gauges = gauges;
+        this.kvs = kvs;
     }
 
     @Override
@@ -50,7 +54,13 @@ public class LaneDelivery extends GenericMailet {
             throw new MessagingException("LaneDelivery: " + e.getMessage(), e);
         }
         Bouncer bouncer = (mail, reply) -> getMailetContext().sendMail(mail, config.bounceProcessor());
-        spool = new LaneSpool(config, queueFactory, new DnsMxResolver(dns), bouncer, registry, Clock.systemUTC());
+        SharedLimits limits;
+        try {
+            limits = config.sharedLimits() ? KvsSharedLimits.connect(kvs, config) : SharedLimits.nodeLocal();
+        } catch (RuntimeException e) {
+            throw new MessagingException("LaneDelivery: cannot share the lane limits through the KVS: " + e.getMessage(), e);
+        }
+        spool = new LaneSpool(config, queueFactory, new DnsMxResolver(dns), bouncer, registry, Clock.systemUTC(), limits);
         LaneMetrics.register(gauges, registry.lanes());
     }
 

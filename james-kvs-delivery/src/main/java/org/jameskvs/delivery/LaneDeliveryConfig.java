@@ -36,6 +36,10 @@ import java.util.function.Function;
  * <tr><td>{@code deliveryThreads}</td><td>{@code 64}</td><td>threads doing SMTP I/O for all lanes together</td></tr>
  * <tr><td>{@code heloName}</td><td>{@code localhost}</td><td>name given in EHLO/HELO</td></tr>
  * <tr><td>{@code bounceProcessor}</td><td>{@code bounces}</td><td>processor a permanently failed mail is sent to (as RemoteDelivery's)</td></tr>
+ * <tr><td>{@code mxGrouping}</td><td>{@code false}</td><td>{@code true}: a tail domain's bucket is chosen by its best MX host (looked up through James's DNS, remembered an hour), so domains sharing MX hosts share a lane, its limits and its rate; a domain whose MX cannot be looked up goes by its name</td></tr>
+ * <tr><td>{@code sharedLimits}</td><td>{@code false}</td><td>{@code true}: {@code concurrency} and {@code maxMessageRate} hold for the lane across every James node on the KVS cluster, not per node (connection slots are locks on one KVS server: the first of {@code servers}, or of {@code replication.nodes}; each of the n live nodes paces 1/n of the rate; see KvsSharedLimits)</td></tr>
+ * <tr><td>{@code sharedLimitsMaxNodes}</td><td>{@code 8}</td><td>James nodes that may share the limits at once (member locks probed every refresh)</td></tr>
+ * <tr><td>{@code sharedLimitsRefreshMillis}</td><td>{@code 2000}</td><td>how often a node counts the live nodes (a joining or leaving node changes the rate shares within this)</td></tr>
  * </table>
  *
  * <p>Receipt regulation is an SMTP hook ({@link LaneBacklogHook}), configured on its handler in
@@ -69,7 +73,11 @@ public record LaneDeliveryConfig(
     Duration suspendFor,
     int deliveryThreads,
     String heloName,
-    String bounceProcessor) {
+    String bounceProcessor,
+    boolean mxGrouping,
+    boolean sharedLimits,
+    int sharedLimitsMaxNodes,
+    Duration sharedLimitsRefresh) {
 
     public LaneDeliveryConfig {
         if (buckets < 1) {
@@ -85,6 +93,10 @@ public record LaneDeliveryConfig(
         positive("maxAttempts", maxAttempts);
         positive("suspendAfterFailures", suspendAfterFailures);
         positive("deliveryThreads", deliveryThreads);
+        positive("sharedLimitsMaxNodes", sharedLimitsMaxNodes);
+        if (sharedLimitsRefresh.isZero()) {
+            throw new IllegalArgumentException("sharedLimitsRefreshMillis must be at least 1");
+        }
         if (retryDelays.isEmpty()) {
             throw new IllegalArgumentException("retryDelays must name at least one delay");
         }
@@ -118,7 +130,11 @@ public record LaneDeliveryConfig(
             millis(p, "suspendForMillis", 600_000),
             integer(p, "deliveryThreads", 64),
             orElse(p.apply("heloName"), "localhost"),
-            orElse(p.apply("bounceProcessor"), "bounces"));
+            orElse(p.apply("bounceProcessor"), "bounces"),
+            bool("mxGrouping", p.apply("mxGrouping")),
+            bool("sharedLimits", p.apply("sharedLimits")),
+            integer(p, "sharedLimitsMaxNodes", 8),
+            millis(p, "sharedLimitsRefreshMillis", 2_000));
     }
 
     /** The receipt regulation marks of one lane: refuse at {@code high}, accept again at {@code low}. */
@@ -174,6 +190,16 @@ public record LaneDeliveryConfig(
             throw new IllegalArgumentException(key + " must not be negative, was " + value);
         }
         return Duration.ofMillis(value);
+    }
+
+    private static boolean bool(String key, String value) {
+        if (value == null || value.equalsIgnoreCase("false")) {
+            return false;
+        }
+        if (value.equalsIgnoreCase("true")) {
+            return true;
+        }
+        throw new IllegalArgumentException(key + " must be true or false, was '" + value + "'");
     }
 
     private static double rate(String value) {

@@ -6,19 +6,29 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 import java.util.zip.CRC32;
 
 /**
  * Which lane a recipient domain's mail goes to: the dedicated lane of a configured busy domain, else
  * the bucket chosen by the CRC32 of the domain (stable across restarts and James nodes, so every node
- * puts a domain's mail in the same queue). The set of lanes is fixed by the configuration, within
- * {@code maxQueues}.
+ * puts a domain's mail in the same queue). With {@code mxGrouping} a tail domain's bucket is chosen
+ * by its MX group instead (its best MX host), so domains sharing MX hosts share a lane and its limits.
+ * The set of lanes is fixed by the configuration, within {@code maxQueues}.
  */
 public final class LaneRouter {
     private final Map<String, Lane> dedicated = new TreeMap<>();
     private final List<Lane> buckets = new ArrayList<>();
+    private final UnaryOperator<String> bucketKey;
 
+    /** Buckets keyed by domain. */
     public LaneRouter(LaneDeliveryConfig config) {
+        this(config, UnaryOperator.identity());
+    }
+
+    /** Buckets keyed by {@code bucketKey} of the (lower-case) domain, e.g. its MX group. */
+    LaneRouter(LaneDeliveryConfig config, UnaryOperator<String> bucketKey) {
+        this.bucketKey = bucketKey;
         for (String domain : config.dedicatedDomains()) {
             dedicated.put(domain, new Lane(config.queuePrefix() + "d-" + domain, true));
         }
@@ -35,7 +45,7 @@ public final class LaneRouter {
             return lane;
         }
         CRC32 crc = new CRC32();
-        crc.update(key.getBytes(StandardCharsets.UTF_8));
+        crc.update(bucketKey.apply(key).getBytes(StandardCharsets.UTF_8));
         return buckets.get((int) (crc.getValue() % buckets.size()));
     }
 

@@ -27,6 +27,9 @@ import reactor.core.scheduler.Schedulers;
  * outgoing mail into one mail per recipient domain, each enqueued in its domain's lane.
  */
 public final class LaneSpool implements AutoCloseable {
+    /** Tail domains whose MX group is remembered (mxGrouping), and for how long. */
+    private static final int MX_GROUPS_REMEMBERED = 100_000;
+    private static final Duration MX_GROUP_TTL = Duration.ofHours(1);
     private final LaneDeliveryConfig config;
     private final LaneRouter router;
     private final Map<String, MailQueue> queues = new LinkedHashMap<>();
@@ -34,11 +37,21 @@ public final class LaneSpool implements AutoCloseable {
     private final Scheduler io;
     private final DelayTiers delays;
     private final Disposable idleCloser;
+    private final SharedLimits limits;
 
     public LaneSpool(LaneDeliveryConfig config, MailQueueFactory<?> queueFactory, MxResolver resolver,
                      Bouncer bouncer, LaneRegistry registry, Clock clock) {
+        this(config, queueFactory, resolver, bouncer, registry, clock, SharedLimits.nodeLocal());
+    }
+
+    /** With {@code limits} shared with other nodes (closed with this spool). */
+    public LaneSpool(LaneDeliveryConfig config, MailQueueFactory<?> queueFactory, MxResolver resolver,
+                     Bouncer bouncer, LaneRegistry registry, Clock clock, SharedLimits limits) {
         this.config = config;
-        this.router = new LaneRouter(config);
+        this.limits = limits;
+        this.router = config.mxGrouping()
+            ? new LaneRouter(config, new MxGroups(resolver::mxGroup, MX_GROUPS_REMEMBERED, MX_GROUP_TTL, clock))
+            : new LaneRouter(config);
         this.io = Schedulers.newBoundedElastic(config.deliveryThreads(), Integer.MAX_VALUE, "lane-delivery");
         this.delays = new DelayTiers(config, queueFactory, clock);
         List<LaneState> states = new ArrayList<>();
@@ -50,7 +63,7 @@ public final class LaneSpool implements AutoCloseable {
                 () -> new SuspensionRule(config.suspendAfterFailures(), config.suspendWindow(), config.suspendFor(), clock),
                 new BounceOrders(clock));
             states.add(state);
-            workers.add(new LaneWorker(state, queue, resolver, config, bouncer, io, clock, delays));
+            workers.add(new LaneWorker(state, queue, resolver, config, bouncer, io, clock, delays, limits));
         }
         registry.register(router, states);
         workers.forEach(LaneWorker::start);
@@ -116,6 +129,7 @@ public final class LaneSpool implements AutoCloseable {
         idleCloser.dispose();
         delays.close();
         workers.forEach(LaneWorker::close);
+        limits.close();
         io.dispose();
     }
 }

@@ -35,6 +35,8 @@ final class LaneWorker implements AutoCloseable {
     private static final Logger LOGGER = LoggerFactory.getLogger(LaneWorker.class);
     /** How often mail held by a suspended lane looks again whether the suspension is over. */
     private static final Duration SUSPENSION_CHECK = Duration.ofMillis(200);
+    /** How often a delivery that found every connection slot of its lane taken (on any node) tries again. */
+    private static final Duration SLOT_WAIT = Duration.ofMillis(20);
 
     private final LaneState state;
     private final MailQueue queue;
@@ -50,7 +52,7 @@ final class LaneWorker implements AutoCloseable {
     private Disposable subscription;
 
     LaneWorker(LaneState state, MailQueue queue, MxResolver resolver, LaneDeliveryConfig config, Bouncer bouncer,
-               Scheduler io, Clock clock, DelayTiers delays) {
+               Scheduler io, Clock clock, DelayTiers delays, SharedLimits limits) {
         this.state = state;
         this.delays = delays;
         this.queue = queue;
@@ -59,8 +61,8 @@ final class LaneWorker implements AutoCloseable {
         this.bouncer = bouncer;
         this.io = io;
         this.clock = clock;
-        this.connections = new LaneConnections(config, state.stats(), clock);
-        this.pacer = new RatePacer(config.maxMessageRate(), System::nanoTime);
+        this.connections = new LaneConnections(state.lane(), config, limits, state.stats(), clock);
+        this.pacer = new RatePacer(() -> config.maxMessageRate() * limits.rateShare(), System::nanoTime);
         this.limit = new AdaptiveLimit(config.initialConcurrency(), state.concurrency());
         state.stats().currentLimit = limit::current;
     }
@@ -81,7 +83,9 @@ final class LaneWorker implements AutoCloseable {
             return Mono.<Void>fromRunnable(() -> bounceByOrder(item)).subscribeOn(io);
         }
         if (state.suspension().remaining().isZero()) {
-            Mono<Void> delivery = limit.acquire().then(Mono.fromCallable(() -> deliver(item)).subscribeOn(io))
+            String domain = domainOf(item);
+            Mono<Void> delivery = limit.acquire().then(reserve(domain))
+                .flatMap(reservation -> Mono.fromCallable(() -> deliver(item, domain, reservation)).subscribeOn(io))
                 .doOnNext(limit::release)
                 .onErrorResume(e -> { // deliver() handles its failures; this keeps the lane's flux alive regardless
                     LOGGER.error("Lane {}: unexpected delivery failure", state.lane().name(), e);
@@ -95,6 +99,24 @@ final class LaneWorker implements AutoCloseable {
         state.stats().held.incrementAndGet();
         return awaitResumption(item).doFinally(signal -> state.stats().held.decrementAndGet())
             .then(Mono.defer(() -> handle(item)));
+    }
+
+    /** The first recipient's domain (every recipient of a lane mail has it), or null when there is none. */
+    private static String domainOf(MailQueueItem item) {
+        Collection<MailAddress> recipients = item.getMail().getRecipients();
+        return recipients.isEmpty() ? null : recipients.iterator().next().getDomain().asString();
+    }
+
+    /**
+     * An idle connection to {@code domain} or a slot for a new one; while every slot of the lane is taken
+     * (with shared limits, possibly by other nodes) it tries again every SLOT_WAIT, holding no thread.
+     */
+    private Mono<LaneConnections.Reservation> reserve(String domain) {
+        if (domain == null) {
+            return Mono.just(new LaneConnections.Reservation(null, null));
+        }
+        return Mono.fromCallable(() -> connections.reserve(domain)).subscribeOn(io)
+            .repeatWhenEmpty(Integer.MAX_VALUE, tries -> tries.delayElements(SLOT_WAIT));
     }
 
     /**
@@ -135,17 +157,17 @@ final class LaneWorker implements AutoCloseable {
     }
 
     /** Delivers one mail; returns what it says about the destination (for the adaptive limit). */
-    private AdaptiveLimit.Feedback deliver(MailQueueItem item) {
+    private AdaptiveLimit.Feedback deliver(MailQueueItem item, String domain, LaneConnections.Reservation reservation) {
         Mail mail = item.getMail();
         LaneStats stats = state.stats();
         stats.inFlight.incrementAndGet();
+        boolean reservationUsed = false;
         try {
             List<MailAddress> recipients = new ArrayList<>(mail.getRecipients());
-            if (recipients.isEmpty()) { // nothing to deliver (never enqueued so; a damaged mail must not loop)
+            if (domain == null) { // nothing to deliver (never enqueued so; a damaged mail must not loop)
                 complete(item, MailQueueItem.CompletionStatus.SUCCESS);
                 return AdaptiveLimit.Feedback.NOTHING;
             }
-            String domain = recipients.get(0).getDomain().asString();
             SuspensionRule domainRule = state.suspensionOf(domain);
             Duration suspended = domainRule.remaining();
             if (!suspended.isZero()) { // a suspended tail domain of a bucket: parked, the bucket goes on
@@ -156,7 +178,8 @@ final class LaneWorker implements AutoCloseable {
             AdaptiveLimit.Feedback feedback = AdaptiveLimit.Feedback.GOT_THROUGH;
             TransactionResult result;
             try {
-                result = send(domain, mail, recipients);
+                reservationUsed = true;
+                result = send(domain, mail, recipients, reservation);
             } catch (SmtpFailure failure) {
                 stats.lastReply = failure.reply().toString();
                 if (failure.reply().serviceNotAvailable() || failure.beforeGreeting()) {
@@ -175,20 +198,27 @@ final class LaneWorker implements AutoCloseable {
             complete(item, MailQueueItem.CompletionStatus.RETRY);
             return AdaptiveLimit.Feedback.NOTHING;
         } finally {
+            if (!reservationUsed && domain != null) {
+                connections.cancel(reservation, domain);
+            }
             stats.inFlight.decrementAndGet();
         }
     }
 
-    private TransactionResult send(String domain, Mail mail, List<MailAddress> recipients) throws Exception {
-        SmtpSession session = connections.borrow(domain, resolver);
+    private TransactionResult send(String domain, Mail mail, List<MailAddress> recipients,
+                                   LaneConnections.Reservation reservation) throws Exception {
+        LaneConnections.Connection connection = connections.open(reservation, domain, resolver);
         TransactionResult result;
         try {
-            result = session.send(mail.getMaybeSender().asString(""), recipients, mail.getMessage());
+            result = connection.session().send(mail.getMaybeSender().asString(""), recipients, mail.getMessage());
         } catch (SmtpFailure failure) {
-            connections.discard(session);
+            connections.discard(connection);
             throw failure;
+        } catch (Exception | Error e) { // e.g. the message cannot be read: the connection may be mid-transaction
+            connections.discard(connection);
+            throw e;
         }
-        connections.giveBack(domain, session);
+        connections.giveBack(domain, connection);
         state.stats().lastReply = String.valueOf(result.reply());
         return result;
     }

@@ -24,7 +24,9 @@ import org.apache.james.core.MailAddress;
  * {@link #open} connects and greets, {@link #send} runs one MAIL/RCPT/DATA transaction, {@link #close}
  * says QUIT. Each phase has its own timeout (connect, greeting, command, data). Written here rather than
  * through JavaMail so that every reply reaches the lane's shaping rules as code and text, and so that
- * a failed transaction leaves the connection usable (RSET) while a 421 ends it.
+ * a failed transaction leaves the connection usable (RSET) while a 421 ends it. Where the server's
+ * EHLO offers PIPELINING (RFC 2920), MAIL, every RCPT and DATA go out in one write and their replies
+ * are read afterwards: one round trip instead of 2 + recipients.
  */
 public final class SmtpSession implements AutoCloseable {
     private final Socket socket;
@@ -32,6 +34,7 @@ public final class SmtpSession implements AutoCloseable {
     private final OutputStream out;
     private final LaneDeliveryConfig config;
     private int transactions;
+    private boolean pipelining;
 
     private SmtpSession(Socket socket, LaneDeliveryConfig config) throws IOException {
         this.socket = socket;
@@ -69,6 +72,7 @@ public final class SmtpSession implements AutoCloseable {
             }
             greeted = true;
             SmtpReply ehlo = session.command("EHLO " + config.heloName());
+            session.pipelining = ehlo.positive() && offers(ehlo, "PIPELINING");
             if (!ehlo.positive()) {
                 if (ehlo.serviceNotAvailable()) {
                     throw new SmtpFailure(ehlo, false, null);
@@ -96,31 +100,50 @@ public final class SmtpSession implements AutoCloseable {
     public TransactionResult send(String sender, List<MailAddress> recipients, MimeMessage message) throws SmtpFailure {
         transactions++;
         try {
-            SmtpReply mail = checked(command("MAIL FROM:<" + sender + ">"));
-            if (!mail.positive()) {
-                reset();
-                return allRecipients(recipients, mail);
+            if (pipelining) { // MAIL, RCPT..., DATA in one write (DATA last, as RFC 2920 allows)
+                write("MAIL FROM:<" + sender + ">");
+                for (MailAddress recipient : recipients) {
+                    write("RCPT TO:<" + recipient.asString() + ">");
+                }
+                write("DATA");
+                out.flush();
             }
+            SmtpReply mail = checked(pipelining ? read(config.commandTimeout()) : command("MAIL FROM:<" + sender + ">"));
             List<MailAddress> accepted = new ArrayList<>();
             List<MailAddress> temporary = new ArrayList<>();
             List<MailAddress> permanent = new ArrayList<>();
             SmtpReply decisive = null;
+            if (!mail.positive() && !pipelining) {
+                reset();
+                return allRecipients(recipients, mail);
+            }
             for (MailAddress recipient : recipients) {
-                SmtpReply rcpt = checked(command("RCPT TO:<" + recipient.asString() + ">"));
-                if (rcpt.positive()) {
+                SmtpReply rcpt = checked(pipelining ? read(config.commandTimeout()) : command("RCPT TO:<" + recipient.asString() + ">"));
+                if (rcpt.positive() && mail.positive()) {
                     accepted.add(recipient);
                 } else {
                     (rcpt.permanent() ? permanent : temporary).add(recipient);
                     decisive = rcpt;
                 }
             }
-            if (accepted.isEmpty()) {
+            if (accepted.isEmpty() && !pipelining) {
                 reset();
                 return new TransactionResult(List.of(), temporary, permanent, decisive);
             }
-            SmtpReply data = checked(command("DATA"));
-            if (data.code() != 354) {
+            SmtpReply data = checked(pipelining ? read(config.commandTimeout()) : command("DATA"));
+            if (!mail.positive() || accepted.isEmpty() || data.code() != 354) {
+                if (data.code() == 354) { // pipelined DATA accepted with no recipient: send an empty message (RFC 2920 3.1)
+                    out.write(".\r\n".getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                    checked(read(config.dataTimeout()));
+                }
                 reset();
+                if (!mail.positive()) {
+                    return allRecipients(recipients, mail);
+                }
+                if (accepted.isEmpty()) {
+                    return new TransactionResult(List.of(), temporary, permanent, decisive);
+                }
                 return allRecipients(recipients, data);
             }
             DotStuffingOutputStream body = new DotStuffingOutputStream(out);
@@ -136,6 +159,21 @@ public final class SmtpSession implements AutoCloseable {
             close();
             throw new SmtpFailure(SmtpReply.noReply(describe(e)), false, e);
         }
+    }
+
+    /** Whether the server's EHLO reply names {@code keyword} as an extension. */
+    private static boolean offers(SmtpReply ehlo, String keyword) {
+        for (String token : ehlo.text().split(" ")) {
+            if (token.equalsIgnoreCase(keyword)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether this connection pipelines its commands (the server offered PIPELINING). */
+    public boolean pipelining() {
+        return pipelining;
     }
 
     /** Transactions run on this connection. */
@@ -170,9 +208,13 @@ public final class SmtpSession implements AutoCloseable {
     }
 
     private SmtpReply command(String line) throws IOException {
-        out.write((line + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        write(line);
         out.flush();
         return read(config.commandTimeout());
+    }
+
+    private void write(String line) throws IOException {
+        out.write((line + "\r\n").getBytes(StandardCharsets.US_ASCII));
     }
 
     /** Reads one (possibly multi-line) reply within {@code timeout}. */

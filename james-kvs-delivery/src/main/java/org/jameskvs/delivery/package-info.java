@@ -8,9 +8,13 @@
  * KVS queues). One {@link org.jameskvs.delivery.LaneWorker} per lane takes mail from its queue and sends
  * it over {@link org.jameskvs.delivery.SmtpSession}s kept in {@link org.jameskvs.delivery.LaneConnections}
  * (reuse, at most the lane's concurrency), paced by {@link org.jameskvs.delivery.RatePacer}, its
- * concurrency adapted by {@link org.jameskvs.delivery.AdaptiveLimit}. A mail leaves its lane queue only
- * after the remote 250, or after its refused recipients were stored elsewhere first: in a
- * {@link org.jameskvs.delivery.DelayTiers} queue for a retry, or on James's bounce path.
+ * concurrency adapted by {@link org.jameskvs.delivery.AdaptiveLimit}; with {@code sharedLimits} each
+ * connection holds a slot of {@link org.jameskvs.delivery.KvsSharedLimits} (a KVS write lock), so a
+ * lane's limits hold across James nodes. With {@code mxGrouping} tail domains are bucketed by their
+ * best MX host ({@link org.jameskvs.delivery.MxGroups}). Sessions pipeline where the server offers it.
+ * A mail leaves its lane queue only after the remote 250, or after its refused recipients were stored
+ * elsewhere first: in a {@link org.jameskvs.delivery.DelayTiers} queue for a retry, or on James's
+ * bounce path.
  *
  * <p>Control: {@link org.jameskvs.delivery.SuspensionRule} suspends a lane (or a tail domain of a bucket)
  * after repeated 421 replies or connect/greeting failures; {@link org.jameskvs.delivery.BounceOrders} are

@@ -22,6 +22,7 @@ class SmtpSessionTest {
     static void start() throws Exception {
         Map<String, Behaviour> behaviours = new LinkedHashMap<>();
         behaviours.put("ok.test", Behaviour.accept());
+        behaviours.put("plain.test", Behaviour.accept().withoutPipelining());
         behaviours.put("busy.test", Behaviour.refuse421());
         behaviours.put("stall.test", Behaviour.stallGreeting());
         behaviours.put("slow.test", Behaviour.slowData(java.time.Duration.ofSeconds(3)));
@@ -53,6 +54,34 @@ class SmtpSessionTest {
         assertThat(target.domain("ok.test").connections()).isEqualTo(1);
         assertThat(target.domain("ok.test").messageIds())
             .containsExactlyInAnyOrder(TestMails.messageId("reuse", 0), TestMails.messageId("reuse", 1), TestMails.messageId("reuse", 2));
+    }
+
+    @Test
+    void commandsArePipelinedWhereTheServerOffersIt() throws Exception {
+        assertThat(sendTwoRecipientMails("ok.test")).isTrue();
+        assertThat(target.domain("ok.test").pipelinedTransactions()).isGreaterThanOrEqualTo(3);
+    }
+
+    @Test
+    void commandsWaitForEachReplyWhereTheServerDoesNotOfferPipelining() throws Exception {
+        assertThat(sendTwoRecipientMails("plain.test")).isFalse();
+        assertThat(target.domain("plain.test").pipelinedTransactions()).isZero();
+        assertThat(target.domain("plain.test").accepted()).isEqualTo(3);
+    }
+
+    /** Three mails with two recipients each over one connection; returns whether it pipelined. */
+    private static boolean sendTwoRecipientMails(String domain) throws Exception {
+        LaneDeliveryConfig config = config();
+        try (SmtpSession session = SmtpSession.open(List.of(target.domain(domain).address()), config.port(), config)) {
+            for (int i = 0; i < 3; i++) {
+                TransactionResult result = session.send("sender@origin.test",
+                    List.of(new MailAddress("a" + i + "@" + domain), new MailAddress("b" + i + "@" + domain)),
+                    TestMails.message(TestMails.messageId("pipe-" + domain, i), "body " + i));
+                assertThat(result.delivered()).hasSize(2);
+                assertThat(result.reply().code()).isEqualTo(250);
+            }
+            return session.pipelining();
+        }
     }
 
     @Test

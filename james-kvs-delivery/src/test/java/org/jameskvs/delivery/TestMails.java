@@ -12,21 +12,21 @@ import org.apache.james.core.MailAddress;
 import org.apache.james.server.core.MailImpl;
 
 /** Small real mails for the tests, each with its own Message-ID (what the target counts). */
-final class TestMails {
+public final class TestMails {
     private TestMails() {
     }
 
-    static String messageId(String tag, int i) {
+    public static String messageId(String tag, int i) {
         return "<" + tag + "-" + i + "@lanes.test>";
     }
 
-    static MimeMessage message(String messageId, String body) throws Exception {
+    public static MimeMessage message(String messageId, String body) throws Exception {
         String raw = "From: sender@origin.test\r\nTo: someone@dest.test\r\nSubject: lane test\r\nMessage-ID: " + messageId
             + "\r\n\r\n" + body + "\r\n";
         return new MimeMessage(Session.getInstance(new Properties()), new ByteArrayInputStream(raw.getBytes(StandardCharsets.UTF_8)));
     }
 
-    static MailImpl mail(String name, String messageId, String... recipients) throws Exception {
+    public static MailImpl mail(String name, String messageId, String... recipients) throws Exception {
         MailImpl.Builder builder = MailImpl.builder().name(name).sender("sender@origin.test");
         for (String recipient : recipients) {
             builder.addRecipient(new MailAddress(recipient));

@@ -146,6 +146,7 @@ class LaneDeliveryE2ETest {
      * LaneDelivery in place of RemoteDelivery (busy.test and ok0.test dedicated, 16 buckets, in which
      * ok1..ok5 fall in five different ones), its route, and LaneBacklogHook refusing a lane's domains at
      * PER_DOMAIN queued mails (so only the suspended lane, which keeps all its mail, can reach it).
+     * The lane limits are shared through the first KVS node (sharedLimits): James's wiring of it.
      */
     private static JamesConf laneDelivery(JamesConf conf, int targetPort) {
         LaneConf.backlogHook(conf, PER_DOMAIN, 10);
@@ -158,7 +159,8 @@ class LaneDeliveryE2ETest {
             "<maxAttempts>1000</maxAttempts>",
             "<suspendAfterFailures>3</suspendAfterFailures>",
             "<suspendForMillis>3600000</suspendForMillis>",
-            "<greetingTimeoutMillis>10000</greetingTimeoutMillis>");
+            "<greetingTimeoutMillis>10000</greetingTimeoutMillis>",
+            "<sharedLimits>true</sharedLimits>");
     }
 
     private static int probeCount;

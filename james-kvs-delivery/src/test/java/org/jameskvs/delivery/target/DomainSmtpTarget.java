@@ -27,7 +27,8 @@ import java.util.regex.Pattern;
  * An SMTP target for many test domains at once: each domain has its own loopback address
  * (127.0.0.2, 127.0.0.3, ...; the whole 127/8 block is loopback on Linux), all on one port, and its
  * own {@link Behaviour}, changeable while running. Per domain it counts the mails accepted (and their
- * distinct Message-IDs, to see duplicates), the connections, and the most connections open at once.
+ * distinct Message-IDs, to see duplicates), the connections, the most connections open at once, and
+ * the transactions a client pipelined (the target offers PIPELINING).
  */
 public final class DomainSmtpTarget implements AutoCloseable {
     private static final Pattern MESSAGE_ID = Pattern.compile("(?im)^Message-ID:\\s*(\\S+)");
@@ -43,6 +44,7 @@ public final class DomainSmtpTarget implements AutoCloseable {
         private final AtomicLong connections = new AtomicLong();
         private final AtomicLong accepted = new AtomicLong();
         private final AtomicLong refused = new AtomicLong();
+        private final AtomicLong pipelined = new AtomicLong();
         private final Set<String> messageIds = ConcurrentHashMap.newKeySet();
         private final Map<String, Long> firstArrivalMillis = new ConcurrentHashMap<>();
 
@@ -91,6 +93,14 @@ public final class DomainSmtpTarget implements AutoCloseable {
         /** Connections answered 421 (refusing behaviour or over the connection limit). */
         public long refused() {
             return refused.get();
+        }
+
+        /**
+         * Transactions whose MAIL command came with the next command already sent behind it (the client
+         * did not wait for the reply: PIPELINING, which this target offers in its EHLO reply).
+         */
+        public long pipelinedTransactions() {
+            return pipelined.get();
         }
 
         /** The most connections open at once so far. */
@@ -176,6 +186,9 @@ public final class DomainSmtpTarget implements AutoCloseable {
         while (!closed) {
             try {
                 Socket socket = domain.server.accept();
+                // Replies to pipelined commands are several small writes in a row: without this, Nagle
+                // holds each behind the client's delayed ACK (about 40 ms per transaction).
+                socket.setTcpNoDelay(true);
                 sockets.add(socket);
                 threads.execute(() -> serve(domain, socket));
             } catch (IOException e) {
@@ -232,8 +245,14 @@ public final class DomainSmtpTarget implements AutoCloseable {
             }
             String command = line.length() >= 4 ? line.substring(0, 4).toUpperCase(java.util.Locale.ROOT) : line.toUpperCase(java.util.Locale.ROOT);
             switch (command) {
-                case "EHLO" -> reply(out, "250-" + domain.name + "\r\n250 8BITMIME");
-                case "HELO", "MAIL", "RCPT", "RSET", "NOOP" -> reply(out, "250 OK");
+                case "EHLO" -> reply(out, "250-" + domain.name + (behaviour.pipelining() ? "\r\n250-PIPELINING" : "") + "\r\n250 8BITMIME");
+                case "MAIL" -> {
+                    if (in.available() > 0) {
+                        domain.pipelined.incrementAndGet();
+                    }
+                    reply(out, "250 OK");
+                }
+                case "HELO", "RCPT", "RSET", "NOOP" -> reply(out, "250 OK");
                 case "DATA" -> {
                     reply(out, "354 go ahead");
                     String body = readData(in);

@@ -1,0 +1,165 @@
+package org.jameskvs.app.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.james.queue.api.RawMailQueueItemDecoratorFactory;
+import org.apache.james.queue.memory.MemoryMailQueueFactory;
+import org.jameskvs.client.KvsClient;
+import org.jameskvs.client.KvsClientConfig;
+import org.jameskvs.delivery.KvsSharedLimits;
+import org.jameskvs.delivery.Lane;
+import org.jameskvs.delivery.LaneDeliveryConfig;
+import org.jameskvs.delivery.LaneRegistry;
+import org.jameskvs.delivery.LaneSpool;
+import org.jameskvs.delivery.MxResolver;
+import org.jameskvs.delivery.SharedLimits;
+import org.jameskvs.delivery.TestConfigs;
+import org.jameskvs.delivery.TestMails;
+import org.jameskvs.delivery.target.Behaviour;
+import org.jameskvs.delivery.target.DomainSmtpTarget;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Lane limits across two James nodes: two delivery engines in this JVM, each with its own mail queues
+ * and its own KVS client, sharing one real KVS server process for their limits, both delivering one
+ * destination's mail to the per-domain target. The target counts the connections open at once: never
+ * above the lane's limit, although each node alone may open that many. The two nodes pace half the
+ * lane's rate each once each sees the other; the delivered rate over the run and per window is printed
+ * (not asserted: the machine is shared). Longer, 60 s windows:
+ * {@code -Dlanes.shared.perNode=1500 -Dlanes.shared.windowSeconds=60} (2 x 1,500 mails at 40/s: 75 s).
+ */
+class SharedLaneLimitsE2ETest {
+    private static final String DOMAIN = "shared.test";
+    private static final int LIMIT = 3;
+    private static final int PER_NODE = Integer.getInteger("lanes.shared.perNode", 150);
+    private static final int RATE = Integer.getInteger("lanes.shared.rate", 40);
+    private static final Duration WINDOW = Duration.ofSeconds(Integer.getInteger("lanes.shared.windowSeconds", 2));
+    private static final Duration TIMEOUT = Duration.ofMinutes(10);
+
+    @Test
+    void twoNodesNeverOpenMoreThanTheLaneLimit() throws Exception {
+        // a slow end of DATA keeps connections open long enough to overlap across the nodes
+        try (DomainSmtpTarget target = DomainSmtpTarget.start(Map.of(DOMAIN, Behaviour.slowData(Duration.ofMillis(30))));
+             KvsServerProcess kvs = KvsServerProcess.start(workDirectory("shared-limits"))) {
+            deliverFromTwoNodes(kvs, target, TestConfigs.config("dedicatedDomains", DOMAIN, "buckets", "1",
+                "concurrency", String.valueOf(LIMIT), "initialConcurrency", String.valueOf(LIMIT),
+                // few mails per connection and a short idle time: slots are freed and taken again often
+                "maxDeliveriesPerConnection", "4", "idleConnectionMillis", "100",
+                "port", String.valueOf(target.port()), "sharedLimits", "true", "sharedLimitsRefreshMillis", "200"));
+            DomainSmtpTarget.Domain domain = target.domain(DOMAIN);
+            System.out.printf("SharedLaneLimitsE2ETest: %d mails from 2 nodes, %d connections, at most %d open at once (limit %d)%n",
+                domain.accepted(), domain.connections(), domain.maxConcurrentConnections(), LIMIT);
+            assertThat(domain.maxConcurrentConnections()).isLessThanOrEqualTo(LIMIT);
+            assertThat(domain.accepted()).isEqualTo(2L * PER_NODE);
+        }
+    }
+
+    @Test
+    void twoNodesShareTheLaneRate() throws Exception {
+        try (DomainSmtpTarget target = DomainSmtpTarget.start(Map.of(DOMAIN, Behaviour.accept()));
+             KvsServerProcess kvs = KvsServerProcess.start(workDirectory("shared-rate"))) {
+            deliverFromTwoNodes(kvs, target, TestConfigs.config("dedicatedDomains", DOMAIN, "buckets", "1",
+                "concurrency", "4", "initialConcurrency", "4", "maxMessageRate", String.valueOf(RATE),
+                "port", String.valueOf(target.port()), "sharedLimits", "true", "sharedLimitsRefreshMillis", "200"));
+            Map<String, Long> byId = target.domain(DOMAIN).arrivals();
+            List<Long> arrivals = new ArrayList<>(byId.values());
+            arrivals.sort(Long::compare);
+            double seconds = (arrivals.get(arrivals.size() - 1) - arrivals.get(0)) / 1000.0;
+            double rate = (arrivals.size() - 1) / seconds;
+            StringBuilder report = new StringBuilder(String.format(
+                "SharedLaneLimitsE2ETest: 2 nodes, lane rate %d/s: %d mails in %.1f s = %.2f mails/s (%.1f %% of the rate)%n",
+                RATE, arrivals.size(), seconds, rate, 100 * rate / RATE));
+            long window = WINDOW.toMillis();
+            long start = arrivals.get(0);
+            for (long w = 0; (w + 1) * window <= arrivals.get(arrivals.size() - 1) - start; w++) {
+                long from = start + w * window;
+                long count = arrivals.stream().filter(t -> t >= from && t < from + window).count();
+                long fromA = byId.entrySet().stream().filter(e -> e.getKey().startsWith("<a-"))
+                    .filter(e -> e.getValue() >= from && e.getValue() < from + window).count();
+                double windowRate = count * 1000.0 / window;
+                report.append(String.format("  window %d (%d s): %.2f mails/s (%.1f %% of %d; node a %d, node b %d mails)%n", w,
+                    window / 1000, windowRate, 100 * windowRate / RATE, RATE, fromA, count - fromA));
+            }
+            System.out.print(report);
+            assertThat(arrivals).hasSize(2 * PER_NODE);
+        }
+    }
+
+    @Test
+    void aSlotIsHeldByOneNodeAtATimeAndFreedWhenItsHolderGoes() throws Exception {
+        try (KvsServerProcess kvs = KvsServerProcess.start(workDirectory("shared-slots"))) {
+            LaneDeliveryConfig config = TestConfigs.config("sharedLimits", "true");
+            Lane lane = new Lane("lane-d-" + DOMAIN, true);
+            try (KvsSharedLimits a = limits(kvs, "node-a", config)) {
+                KvsSharedLimits b = limits(kvs, "node-b", config);
+                SharedLimits.Slot held = b.tryTake(lane, 1);
+                assertThat(held).isNotNull();
+                assertThat(held.held()).isTrue();
+                assertThat(a.tryTake(lane, 1)).as("the lane's only slot, held by b").isNull();
+                held.release();
+                SharedLimits.Slot[] taken = new SharedLimits.Slot[1];
+                Waits.until(() -> (taken[0] = a.tryTake(lane, 1)) != null, "a takes the slot b released", TIMEOUT);
+                assertThat(b.tryTake(lane, 1)).as("the slot, now held by a").isNull();
+                b.close(); // b leaves, holding nothing now
+                taken[0].release();
+                Waits.until(() -> (taken[0] = a.tryTake(lane, 1)) != null, "a takes it again", TIMEOUT);
+                SharedLimits.Slot aSlot = taken[0];
+                KvsSharedLimits c = limits(kvs, "node-c", config);
+                try (c) {
+                    assertThat(c.tryTake(lane, 1)).isNull();
+                    a.close(); // node a goes: its KVS connection closes, the server drops its locks
+                    assertThat(aSlot.held()).isFalse();
+                    Waits.until(() -> c.tryTake(lane, 1) != null, "c takes the slot of the node that went", TIMEOUT);
+                }
+            }
+        }
+    }
+
+    /**
+     * Two engines with their own queues and KVS clients, limits shared through {@code kvs}: once each
+     * sees the other, each gets PER_NODE mails for DOMAIN (Message-IDs tagged a and b); returns once all
+     * arrived.
+     */
+    private static void deliverFromTwoNodes(KvsServerProcess kvs, DomainSmtpTarget target, LaneDeliveryConfig config)
+            throws Exception {
+        MxResolver resolver = domain -> List.of(target.domain(domain).address());
+        try (KvsSharedLimits limitsA = limits(kvs, "node-a", config);
+             KvsSharedLimits limitsB = limits(kvs, "node-b", config)) {
+            Waits.until(() -> limitsA.rateShare() == 0.5 && limitsB.rateShare() == 0.5, "each node sees the other", TIMEOUT);
+            try (LaneSpool a = spool(config, resolver, limitsA);
+                 LaneSpool b = spool(config, resolver, limitsB)) {
+                for (int i = 0; i < PER_NODE; i++) {
+                    a.enqueue(TestMails.mail("a" + i, TestMails.messageId("a", i), "r" + i + "@" + DOMAIN));
+                    b.enqueue(TestMails.mail("b" + i, TestMails.messageId("b", i), "r" + i + "@" + DOMAIN));
+                }
+                Waits.until(() -> target.domain(DOMAIN).distinctMessageIds() == 2 * PER_NODE,
+                    "every mail of both nodes delivered", TIMEOUT);
+            }
+        }
+    }
+
+    private static Path workDirectory(String name) throws java.io.IOException {
+        Path run = Path.of(System.getProperty("e2e.workdir", "target/e2e")).resolve(name + "-" + System.currentTimeMillis());
+        return Files.createDirectories(run);
+    }
+
+    private static KvsSharedLimits limits(KvsServerProcess kvs, String node, LaneDeliveryConfig config) {
+        KvsClient client = KvsClient.connect(KvsClientConfig.builder().host("127.0.0.1").port(kvs.port())
+            .credentials("james", KvsServerProcess.PASSWORD).build());
+        return new KvsSharedLimits(client, true, node, config.queuePrefix() + "nodes/", config.sharedLimitsMaxNodes(),
+            config.sharedLimitsRefresh());
+    }
+
+    private static LaneSpool spool(LaneDeliveryConfig config, MxResolver resolver, KvsSharedLimits limits) {
+        return new LaneSpool(config, new MemoryMailQueueFactory(new RawMailQueueItemDecoratorFactory()), resolver,
+            (mail, reply) -> { }, new LaneRegistry(), Clock.systemUTC(), limits);
+    }
+}
