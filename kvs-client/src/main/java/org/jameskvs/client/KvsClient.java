@@ -82,6 +82,8 @@ public final class KvsClient implements AutoCloseable {
     private final AtomicReference<ClientConnection> current = new AtomicReference<>();
     /** The last connection that was authenticated, for {@link #lastResponseNanos()} across reconnects. */
     private volatile ClientConnection latest;
+    /** How many connections were authenticated so far (a reconnect makes a new one). */
+    private volatile long connections;
     private volatile boolean closed;
 
     private KvsClient(KvsClientConfig config) {
@@ -200,6 +202,14 @@ public final class KvsClient implements AutoCloseable {
     public long lastSendProgressNanos() {
         ClientConnection c = latest;
         return c == null ? 0 : c.lastSendProgressNanos();
+    }
+
+    /**
+     * How many connections were authenticated so far: a change means a reconnect, possibly to a
+     * restarted server, whose bytes say nothing about the connection before it.
+     */
+    public long connectionNumber() {
+        return connections;
     }
 
     public KvsClientConfig config() {
@@ -328,6 +338,7 @@ public final class KvsClient implements AutoCloseable {
         }
         conn.markReady();
         latest = conn;
+        connections++;
         backoff.reset();
         current.set(conn);
         // The connection may have failed before it became current; its loss was then ignored.

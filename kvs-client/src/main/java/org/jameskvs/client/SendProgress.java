@@ -36,7 +36,12 @@ final class SendProgress extends ChannelOutboundHandlerAdapter {
     private volatile long lastNanos = System.nanoTime() - (1L << 62);
     /** Inside a flush through the pipeline: what the socket takes now went into its buffers. */
     private boolean flushing;
-    private final ChannelFutureListener stamp = f -> stamp();
+    /** A write that failed (the connection is gone) drained nothing: only a success is progress. */
+    private final ChannelFutureListener stamp = f -> {
+        if (f.isSuccess()) {
+            stamp();
+        }
+    };
 
     /** {@link System#nanoTime()} when the peer last drained bytes of ours. */
     long lastNanos() {
@@ -72,8 +77,8 @@ final class SendProgress extends ChannelOutboundHandlerAdapter {
 
                 @Override
                 public void operationComplete(ChannelProgressiveFuture f) {
-                    stamp();
                     if (f.isSuccess()) {
+                        stamp();
                         outer.trySuccess();
                     } else {
                         outer.tryFailure(f.cause());

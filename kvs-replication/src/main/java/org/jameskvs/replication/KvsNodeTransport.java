@@ -60,6 +60,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
         /** The connection's progress stamps as last reported (state machine thread). */
         long receivedSeen;
         long sentSeen;
+        long connectionSeen;
 
         PathClient(String node, NodePath path, KvsClientConfig clientConfig) {
             this.node = node;
@@ -263,6 +264,15 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
             }
             long received = c.lastResponseNanos();
             long sent = c.lastSendProgressNanos();
+            long connection = c.connectionNumber();
+            if (connection != pc.connectionSeen) {
+                // A reconnect (maybe to a restarted, emptied server): its handshake is no proof that
+                // the path lived on; the heartbeat's PINGs decide, as for a node that was down.
+                pc.connectionSeen = connection;
+                pc.receivedSeen = received;
+                pc.sentSeen = sent;
+                continue;
+            }
             boolean sending = sent != pc.sentSeen;
             if (sending || received != pc.receivedSeen) {
                 pc.receivedSeen = received;
