@@ -63,7 +63,7 @@ class EpochsTest {
         assertThat(after.isOk()).as(after + "\n" + c.tail()).isTrue();
         assertThat(w.replica.syncNodes()).hasSize(2);
         for (String n : w.replica.syncNodes()) {
-            SimServer.SimQueue q = c.world.servers.get(n).queues.get(Q);
+            SimServer.SimQueue q = c.world.model(n).queues.get(Q);
             assertThat(q.byId).containsKeys(Ids.key("before".getBytes()), Ids.key("after".getBytes()));
         }
     }

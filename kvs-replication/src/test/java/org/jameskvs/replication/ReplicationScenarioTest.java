@@ -31,7 +31,7 @@ class ReplicationScenarioTest {
     }
 
     private static SimServer.SimQueue queueOn(SimCluster c, String node) {
-        return c.world.servers.get(node).queues.get(Q);
+        return c.world.model(node).queues.get(Q);
     }
 
     private static int liveOn(SimCluster c, String node) {

@@ -27,7 +27,7 @@ class SequencedRetrySimTest {
         for (int i = 0; i < 5; i++) {
             assertThat(c.put(w, "m" + i, "body" + i).isOk()).isTrue();
         }
-        SimServer kvs1 = c.world.servers.get("kvs1");
+        SimServer kvs1 = c.world.model("kvs1");
         int duplicatesBefore = kvs1.duplicatesAnswered;
         c.world.holdAnswers("kvs1", NodePath.ACTIVE);
         CompletableFuture<Ack> put = w.core.put(w.replica, "m5".getBytes(), 0, 0, new byte[0], "body5".getBytes());
@@ -44,7 +44,7 @@ class SequencedRetrySimTest {
         assertThat(w.replica.syncNodes()).as("no copy isolated\n" + c.tail()).containsExactlyInAnyOrder("kvs1", "kvs2");
         assertThat(c.log).noneMatch(e -> e.contains("isolate") || e.contains("rebuild"));
         SimServer.SimQueue q1 = kvs1.queues.get(Q);
-        SimServer.SimQueue q2 = c.world.servers.get("kvs2").queues.get(Q);
+        SimServer.SimQueue q2 = c.world.model("kvs2").queues.get(Q);
         assertThat(List.of(q1.seq, q1.digest)).as("both copies at the same seq and digest").isEqualTo(List.of(q2.seq, q2.digest));
     }
 
@@ -67,8 +67,8 @@ class SequencedRetrySimTest {
             assertThat(c.put(w, "m" + i, "body" + i).isOk()).isTrue();
         }
         assertThat(c.log).as("kvs1 moved to its standby path").anySatisfy(e -> assertThat(e).contains("kvs1/ACTIVE failed"));
-        SimServer.SimQueue q1 = c.world.servers.get("kvs1").queues.get(Q);
-        SimServer.SimQueue q2 = c.world.servers.get("kvs2").queues.get(Q);
+        SimServer.SimQueue q1 = c.world.model("kvs1").queues.get(Q);
+        SimServer.SimQueue q2 = c.world.model("kvs2").queues.get(Q);
         assertThat(q1.txn).as("the reopen is one more transaction on kvs1 only").isNotEqualTo(q2.txn);
 
         w.boot(); // a restarted owner reclaims the queue
