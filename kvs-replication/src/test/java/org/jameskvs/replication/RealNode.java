@@ -52,8 +52,26 @@ final class RealNode implements SimNode {
             this.folders = folders;
         }
 
-        /** The node {@code name} for a new world (nothing of an earlier world is open on it). */
-        SimNode node(String name) {
+        private final java.util.Set<String> queuesUsed = new java.util.HashSet<>();
+
+        /**
+         * The nodes of a new world whose queue is {@code queue} (nothing of an earlier world is open
+         * on them). A queue name used by an earlier world (the same seed again) gets empty journals,
+         * so the world starts as it would alone.
+         */
+        java.util.function.Function<String, SimNode> forQueue(String queue) {
+            boolean again = !queuesUsed.add(queue);
+            if (again) {
+                for (Server s : servers.values()) {
+                    s.restart(false);
+                }
+                queuesUsed.clear();
+                queuesUsed.add(queue);
+            }
+            return this::node;
+        }
+
+        private SimNode node(String name) {
             Server s = servers.computeIfAbsent(name, n -> new Server(folders.resolve(n)));
             if (s.store.store().journalBytes() > RESET_BYTES) {
                 s.restart(false);

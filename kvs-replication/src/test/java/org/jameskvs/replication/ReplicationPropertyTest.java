@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -55,8 +56,8 @@ class ReplicationPropertyTest {
     }
 
     /** Real servers; {@code -Dsim.model=true}: the model ({@link SimServer}) instead, for comparison. */
-    private Function<String, SimNode> realNodes() {
-        return Boolean.getBoolean("sim.model") ? SimServer::new : pool::node;
+    private Function<String, SimNode> nodesFor(long seed) {
+        return Boolean.getBoolean("sim.model") ? SimServer::new : pool.forQueue(SimRun.queueOf(seed));
     }
 
     @Test
@@ -64,7 +65,7 @@ class ReplicationPropertyTest {
         String one = System.getProperty("sim.seed");
         int ops = Integer.getInteger("sim.ops", 300);
         if (one != null) {
-            SimRun.Result r = new SimRun(Long.parseLong(one), ops, realNodes(), Boolean.getBoolean("sim.verbose"), false).execute();
+            SimRun.Result r = new SimRun(Long.parseLong(one), ops, nodesFor(Long.parseLong(one)), Boolean.getBoolean("sim.verbose"), false).execute();
             assertNoViolation(r);
             System.out.println(r.seed() + ": " + r.ops() + " ops, " + r.acks() + " acks, " + r.faults() + " faults");
             return;
@@ -80,7 +81,7 @@ class ReplicationPropertyTest {
             if (Boolean.getBoolean("sim.trace")) {
                 System.out.println("seed " + s);
             }
-            SimRun.Result r = new SimRun(s, ops, realNodes(), false, false).execute();
+            SimRun.Result r = new SimRun(s, ops, nodesFor(s), false, false).execute();
             assertNoViolation(r);
             acks += r.acks();
             issued += r.ops();
@@ -107,14 +108,25 @@ class ReplicationPropertyTest {
     @Test
     void aSeedReplaysEventForEvent() {
         long seed = Long.getLong("sim.replaySeed", 7);
-        SimRun.Result first = new SimRun(seed, 300, realNodes(), false, true).execute();
-        SimRun.Result second = new SimRun(seed, 300, realNodes(), false, true).execute();
+        SimRun.Result first = new SimRun(seed, 300, nodesFor(seed), false, true).execute();
+        SimRun.Result second = new SimRun(seed, 300, nodesFor(seed), false, true).execute();
         assertNoViolation(first);
         assertThat(first.faults()).as("the seed exercises faults").isPositive();
         assertThat(first.trace()).as("requests applied by the servers").hasSizeGreaterThan(1000);
-        assertThat(second.trace()).as("requests applied by the servers, second run").isEqualTo(first.trace());
-        assertThat(second.events()).as("replication events, second run").isEqualTo(first.events());
+        assertSame("requests applied by the servers", first.trace(), second.trace());
+        assertSame("replication events", first.events(), second.events());
         assertThat(second.acks()).isEqualTo(first.acks());
+    }
+
+    /** Equal lists, else the first difference with the lines before it (the lists are long). */
+    private static void assertSame(String what, List<String> first, List<String> second) {
+        for (int i = 0; i < Math.min(first.size(), second.size()); i++) {
+            if (!first.get(i).equals(second.get(i))) {
+                fail(what + " differ at line " + i + " of " + first.size() + ":\n  first:  " + first.get(i) + "\n  second: "
+                        + second.get(i) + "\n--- before ---\n" + String.join("\n", first.subList(Math.max(0, i - 10), i)));
+            }
+        }
+        assertThat(second.size()).as(what + ": as many lines in the second run").isEqualTo(first.size());
     }
 
     private static void assertNoViolation(SimRun.Result r) {

@@ -41,7 +41,7 @@ final class SimRun {
 
     SimRun(long seed, int opCount, Function<String, SimNode> nodes, boolean verbose, boolean trace) {
         this.seed = seed;
-        this.Q = "seed-" + seed + ".example.net";
+        this.Q = queueOf(seed);
         this.history = new SimHistory(Q);
         this.opCount = opCount;
         this.c = new SimCluster(seed, 3, 2, nodes);
@@ -51,6 +51,10 @@ final class SimRun {
         }
         c.world.duplicateProbability = 0.01;
         this.rnd = new Random(seed * 7919 + 13);
+    }
+
+    static String queueOf(long seed) {
+        return "seed-" + seed + ".example.net";
     }
 
     /** Runs the seed; at the end the nodes are released (their connections closed). Violations are returned, not thrown. */

@@ -220,7 +220,8 @@ final class SimWorld {
         }
         if (trace != null) {
             trace.add(now + " " + l.client + ">" + l.node + "/" + l.path + " " + r + " -> " + resp.status() + " txn=" + resp.txn()
-                    + (r.op() == NodeOp.PING ? "" : " v=" + resp.value()) + " seq=" + resp.lastSeq() + " d=" + resp.digest());
+                    + (r.op() == NodeOp.PING ? "" : " v=" + resp.value()) + " seq=" + resp.lastSeq() + " d=" + resp.digest()
+                    + (r.queue() == null || servers.get(l.node).view(r.queue()) == null ? "" : " node=" + servers.get(l.node).view(r.queue()).seq() + "/" + servers.get(l.node).view(r.queue()).digest()));
         }
         if (DEBUG != null && DEBUG.equals(l.node)) {
             System.out.printf("%8.3f    [%s] %s %s -> %s txn=%d%n", now / 1e9, l.node, l.client, r, resp.status(), resp.txn());
