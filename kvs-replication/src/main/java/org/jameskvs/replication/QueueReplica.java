@@ -498,7 +498,7 @@ public final class QueueReplica {
             }
             case COPY -> {
                 if (rebuild != null && op.rebuild == rebuild) {
-                    rebuild.onCopied(eff);
+                    rebuild.onCopied(op, r.status(), eff);
                 }
             }
             case REBASE -> {

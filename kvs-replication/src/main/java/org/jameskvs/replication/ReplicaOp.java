@@ -43,6 +43,8 @@ final class ReplicaOp {
     byte[] state;
     byte[] body;
     long fromPosition;
+    /** A rebuild copy: the message's position on the source. */
+    long sourcePosition;
     /** READ: the read-copy generation of the copy it was sent to (positions are per copy). */
     int positionSpace;
     int maxCount;
