@@ -219,9 +219,11 @@ final class SimWorld {
             }
         }
         if (trace != null) {
+            // With the copy's (seq, digest) after the request: a replay must reproduce the content too.
+            SimNode.QueueView after = r.queue() == null ? null : servers.get(l.node).view(r.queue());
             trace.add(now + " " + l.client + ">" + l.node + "/" + l.path + " " + r + " -> " + resp.status() + " txn=" + resp.txn()
                     + (r.op() == NodeOp.PING ? "" : " v=" + resp.value()) + " seq=" + resp.lastSeq() + " d=" + resp.digest()
-                    + (r.queue() == null || servers.get(l.node).view(r.queue()) == null ? "" : " node=" + servers.get(l.node).view(r.queue()).seq() + "/" + servers.get(l.node).view(r.queue()).digest()));
+                    + (after == null ? "" : " copy=" + after.seq() + "/" + after.digest()));
         }
         if (DEBUG != null && DEBUG.equals(l.node)) {
             System.out.printf("%8.3f    [%s] %s %s -> %s txn=%d%n", now / 1e9, l.node, l.client, r, resp.status(), resp.txn());
