@@ -12,12 +12,16 @@ import java.util.PriorityQueue;
 import java.util.Random;
 
 /**
- * A deterministic discrete-event world: virtual time, KVS servers ({@link SimServer}), James
- * clients (each a {@link ReplicationCore}) and the network between them. One TCP connection per
- * (client, node, path) link: FIFO both ways, random delay; faults: a cut link (silence: requests and
- * answers vanish), a broken connection (in-flight requests answer CONNECTION_LOST, handles are
- * gone), a paused node (SIGSTOP: nothing processed until resumed, then in arrival order), a crashed
- * node (connections refused; restart with or without its data). The replication layer has no
+ * A deterministic discrete-event world: virtual time, KVS servers ({@link SimNode}: the real one,
+ * {@link RealNode}, or the model, {@link SimServer}), James clients (each a {@link ReplicationCore})
+ * and the network between them. One TCP connection per (client, node, path) link: FIFO both ways,
+ * random delay (so links reorder against each other); faults: a cut link (silence: requests and
+ * answers held, then delivered in order if it heals before TCP gives up, else the connection is
+ * broken), answers held on a path while its requests are applied, a broken connection (in-flight
+ * requests answer CONNECTION_LOST, handles are gone), a duplicated frame of a sequenced mutation
+ * (the server must answer the repeat from the stored outcome), a paused node (SIGSTOP: nothing
+ * processed until resumed, then in arrival order), a crashed node (connections refused; restart
+ * with or without its data). The replication layer has no
  * node-to-node traffic (copies go through the writer), so a node&lt;-&gt;node partition changes nothing
  * and is not modelled.
  */
