@@ -38,6 +38,7 @@ final class SimRun {
     private int leader;
     private int activeFaults;
     private boolean dataLossUnrepaired;
+    private boolean healed;
 
     SimRun(long seed, int opCount, Function<String, SimNode> nodes, boolean verbose, boolean trace) {
         this.seed = seed;
@@ -163,24 +164,24 @@ final class SimRun {
             case 0 -> {
                 NodePath p = NodePath.values()[rnd.nextInt(2)];
                 c.world.cut(n, p, true);
-                c.world.after(dur * MS, () -> { c.world.cut(n, p, false); activeFaults--; });
+                endAfter(dur, () -> c.world.cut(n, p, false));
             }
             case 1 -> {
                 c.world.cut(n, null, true);
-                c.world.after(dur * MS, () -> { c.world.cut(n, null, false); activeFaults--; });
+                endAfter(dur, () -> c.world.cut(n, null, false));
             }
             case 2 -> {
                 String client = c.writers.get(rnd.nextInt(c.writers.size())).client;
                 c.world.cutClient(client, n, null, true);
-                c.world.after(dur * MS, () -> { c.world.cutClient(client, n, null, false); activeFaults--; });
+                endAfter(dur, () -> c.world.cutClient(client, n, null, false));
             }
             case 3 -> {
                 c.world.pause(n);
-                c.world.after(dur * MS, () -> { c.world.resume(n); activeFaults--; });
+                endAfter(dur, () -> c.world.resume(n));
             }
             case 4 -> {
                 c.world.crash(n);
-                c.world.after(dur * MS, () -> { c.world.restart(n, true); activeFaults--; });
+                endAfter(dur, () -> c.world.restart(n, true));
             }
             case 5 -> {
                 // Losing a node's data is only survivable when the queue is fully replicated and
@@ -190,7 +191,7 @@ final class SimRun {
                 if (safe) {
                     dataLossUnrepaired = true;
                 }
-                c.world.after(dur * MS, () -> { c.world.restart(n, !safe); activeFaults--; });
+                endAfter(dur, () -> c.world.restart(n, !safe));
             }
             case 6 -> {
                 activeFaults--;
@@ -203,9 +204,23 @@ final class SimRun {
             default -> {
                 NodePath p = NodePath.values()[rnd.nextInt(2)];
                 c.world.holdAnswers(n, p, true);
-                c.world.after(dur * MS, () -> { c.world.holdAnswers(n, p, false); activeFaults--; });
+                endAfter(dur, () -> c.world.holdAnswers(n, p, false));
             }
         }
+    }
+
+    /**
+     * Ends the fault after {@code dur} ms, unless the run has healed meanwhile: healing ended every
+     * fault already, and a late end could strike again (a restart without data of a node healing
+     * brought back with its data would be a second failure the run never judged safe).
+     */
+    private void endAfter(long dur, Runnable end) {
+        c.world.after(dur * MS, () -> {
+            if (!healed) {
+                end.run();
+                activeFaults--;
+            }
+        });
     }
 
     private void note(String what) {
@@ -261,6 +276,7 @@ final class SimRun {
     }
 
     private void heal() {
+        healed = true;
         for (String n : c.world.servers.keySet()) {
             c.world.cut(n, null, false);
             for (NodePath p : NodePath.values()) {
