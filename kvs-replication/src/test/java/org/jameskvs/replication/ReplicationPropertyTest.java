@@ -35,8 +35,8 @@ import static org.assertj.core.api.Assertions.fail;
  * -Dsim.maxSeconds=36000} (hours on two cores; split it with {@code sim.from}).</li>
  * <li>{@code sim.maxSeconds} (default 1,200): a run that has not finished its seeds by then fails
  * (it never passes with fewer seeds than asked). Measured for the default 2,000 x 300 on the 2-core
- * build machine with a load average of 13 to 20 (other builds running): 509 s, of which 27.6 s of
- * CPU on the test thread (the rest is waiting for a core); the store is not what costs (a request
+ * build machine with a load average of 10 to 20 (other builds running): 284 to 509 s, of which 28
+ * to 44 s of CPU on the test thread (the rest is waiting for a core); the store is not what costs (a request
  * through the real pipeline and journal: 2 to 8 us of CPU; a journal open and close: about 40 ms,
  * which is why the servers are pooled across seeds, see {@link RealNode}).</li>
  * <li>{@code sim.seed=N} runs that seed only, {@code sim.verbose=true} prints its events. A failing
