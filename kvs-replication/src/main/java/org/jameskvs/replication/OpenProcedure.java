@@ -8,7 +8,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Opening a replicated queue: also how a restarted owner reclaims it and another James node takes
@@ -437,8 +436,9 @@ final class OpenProcedure {
         return true;
     }
 
-    private static long newIncarnation() {
-        return ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+    /** Drawn from the core's random numbers, not a thread's: a simulated seed replays exactly. */
+    private long newIncarnation() {
+        return r.core.random.nextLong(1, Long.MAX_VALUE);
     }
 
     /**

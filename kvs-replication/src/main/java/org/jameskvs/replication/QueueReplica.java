@@ -532,7 +532,7 @@ public final class QueueReplica {
             }
             case COPY -> {
                 if (rebuild != null && op.rebuild == rebuild) {
-                    rebuild.onCopied(eff);
+                    rebuild.onCopied(op, r.status(), eff);
                 }
             }
             case REBASE -> {

@@ -68,6 +68,13 @@ final class Rebuild {
     private boolean awaitingMarker = true;
     /** First position of the current re-append pass's range. */
     private long passStart;
+    /**
+     * The lowest source position of a first-pass copy that the target already held (DUPLICATE_ID):
+     * the message came live, so the first marker was taken after it (its STAT answered late, e.g.
+     * resent after a path switch) and the first range holds live messages; the next pass re-appends
+     * from here, not from the marker, or they would stay ahead of older mail. Long.MAX_VALUE: none.
+     */
+    private long firstLiveCopied = Long.MAX_VALUE;
     /** Client mutations noted so far, and that count when the outstanding READ was sent. */
     private long noted;
     private long readMark;
@@ -147,7 +154,7 @@ final class Rebuild {
             baseNextPosition = r.stat().nextPosition();
         }
         long end = r.stat().nextPosition();
-        cursor = pass == 1 ? 0 : marker; // a re-append pass covers [previous marker, new marker)
+        cursor = pass == 1 ? 0 : passStart; // a re-append pass covers [previous marker, new marker)
         marker = Math.max(end, cursor);
         next();
     }
@@ -177,8 +184,8 @@ final class Rebuild {
     /** Asks the source for the next marker; the last pass (short range, or the last allowed) holds the target's new mutations. */
     private void nextPass() {
         long range = pass == 1 ? marker : marker - passStart;
+        passStart = pass == 1 ? Math.min(marker, firstLiveCopied) : marker;
         pass++;
-        passStart = marker;
         if (range <= replica.core.config.copyBlockMessages() || pass >= MAX_PASSES) {
             target.holding = true;
         }
@@ -236,7 +243,11 @@ final class Rebuild {
         return at != null && at > readMark;
     }
 
-    void onCopied(Status effective) {
+    /** @param status the target's own answer; {@code effective}: as the replica counts it (DUPLICATE_ID is a success) */
+    void onCopied(ReplicaOp copy, Status status, Status effective) {
+        if (pass == 1 && status == Status.DUPLICATE_ID) {
+            firstLiveCopied = Math.min(firstLiveCopied, copy.position);
+        }
         outstanding--;
         if (effective != Status.OK) {
             replica.markNg(target, "copy refused: " + effective);

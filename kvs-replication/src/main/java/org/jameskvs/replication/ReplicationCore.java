@@ -32,6 +32,8 @@ public final class ReplicationCore {
     final Clock clock;
     final Placement placement;
     final int processId;
+    /** The random numbers the core draws (queue incarnations); seeded from the process id in simulations. */
+    final java.util.SplittableRandom random;
     private final NodeTransport transport;
     private final Map<String, NodeHealth> health = new LinkedHashMap<>();
     private final Map<String, QueueReplica> replicas = new LinkedHashMap<>();
@@ -57,14 +59,24 @@ public final class ReplicationCore {
     private long lastSendProgressAt;
 
     public ReplicationCore(ReplicationConfig config, Clock clock, NodeTransport transport) {
-        this(config, clock, transport, new java.security.SecureRandom().nextInt(1 << 20));
+        this(config, clock, transport, new java.security.SecureRandom().nextInt(1 << 20),
+                new java.util.SplittableRandom(new java.security.SecureRandom().nextLong()));
     }
 
     /**
+     * A core whose every choice follows from its inputs (simulations: a seed replays exactly).
+     *
      * @param processId 20 bits that tell this process's epochs apart from another process that
-     *                  picks the same epoch counter (random by default; fixed in simulations)
+     *                  picks the same epoch counter (random by default; fixed in simulations); also
+     *                  the seed of the random numbers the core draws (queue incarnations)
      */
     public ReplicationCore(ReplicationConfig config, Clock clock, NodeTransport transport, int processId) {
+        this(config, clock, transport, processId, new java.util.SplittableRandom(processId));
+    }
+
+    private ReplicationCore(ReplicationConfig config, Clock clock, NodeTransport transport, int processId,
+                            java.util.SplittableRandom random) {
+        this.random = random;
         this.processId = processId & 0xFFFFF;
         this.config = config;
         this.clock = clock;

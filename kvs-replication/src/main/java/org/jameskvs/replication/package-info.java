@@ -11,6 +11,14 @@
  * network are injected ({@link org.jameskvs.replication.Clock},
  * {@link org.jameskvs.replication.NodeTransport}). The management table
  * ({@link org.jameskvs.replication.ManagementTable}) is its read-only view.</li>
+ * <li><b>Its test: a deterministic simulation of the real thing</b> ({@code ReplicationPropertyTest},
+ * test code): the state machine against the real server (its QueueStore and its protocol
+ * pipeline on Netty EmbeddedChannels, kvs-server's {@code EmbeddedServer}; requests encoded and
+ * answers decoded by the client's codec), on virtual time, with a network that delays, cuts a path
+ * or a node or only the answers, breaks connections, duplicates frames, and crashes servers with
+ * their journal (replayed) or without it. Everything runs on one thread and every random choice
+ * follows from the seed (the core draws its own random numbers: {@code processId} seeds them), so
+ * a failing seed replays event for event.</li>
  * <li><b>The adapter</b> ({@link org.jameskvs.replication.ReplicatedQueueOpener},
  * {@link org.jameskvs.replication.ReplicatedQueue}, {@code KvsNodeTransport}, {@code CallHandOff}):
  * real KvsClient connections (two per node: active and standby path) and the state machine on one
@@ -195,7 +203,9 @@
  * node both of whose connections broke is lost as before.
  * The lease is renewed on observed time, so a standstill delays the next renewal by its length.</li>
  * <li>A copy that missed mutations is still rebuilt in full (CLEAR and copy), not brought up by
- * its missing suffix.</li>
+ * its missing suffix. A rebuild keeps the source's order also when its first marker is answered
+ * late (a STAT resent on the other path after mail was put meanwhile): the next pass re-appends
+ * from the first message the target already held ({@code RebuildLateMarkerTest}).</li>
  * </ul>
  */
 package org.jameskvs.replication;

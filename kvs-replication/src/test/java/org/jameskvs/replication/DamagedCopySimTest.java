@@ -29,7 +29,7 @@ class DamagedCopySimTest {
     /** The user's messages on one node's copy, in position order. */
     private static List<String> idsOn(SimCluster c, String node) {
         List<String> ids = new ArrayList<>();
-        for (SimServer.Msg m : c.world.servers.get(node).queues.get(Q).byPos.values()) {
+        for (SimServer.Msg m : c.world.model(node).queues.get(Q).byPos.values()) {
             if (!Ids.isReserved(m.id)) {
                 ids.add(new String(m.id, StandardCharsets.UTF_8));
             }
@@ -39,7 +39,7 @@ class DamagedCopySimTest {
 
     private static void crashAndRestartLosing(SimCluster c, String node, String lostId) {
         c.world.crash(node);
-        c.world.servers.get(node).loseMessage(Q, lostId);
+        c.world.model(node).loseMessage(Q, lostId);
         c.world.restart(node, true);
     }
 
@@ -61,7 +61,7 @@ class DamagedCopySimTest {
         assertThat(w.replica.syncNodes()).containsExactlyInAnyOrder("kvs1", "kvs2");
         for (String n : List.of("kvs1", "kvs2")) {
             assertThat(idsOn(c, n)).as("messages on " + n + "\n" + c.tail()).containsExactlyElementsOf(live);
-            assertThat(c.world.servers.get(n).queues.get(Q).damaged).as(n + " damaged").isFalse();
+            assertThat(c.world.model(n).queues.get(Q).damaged).as(n + " damaged").isFalse();
         }
         // The lost PUT took its seq with it: the reopen's seq check sees the copy short of what it
         // answered before the DAMAGED flag is even looked at.
@@ -116,10 +116,10 @@ class DamagedCopySimTest {
         c.run(100);
         w.boot(); // the James process restarts: it reclaims its queue
         c.world.crash("kvs1");
-        c.world.servers.get("kvs1").loseReplaceUnflagged(Q, "m4", new byte[0]);
+        c.world.model("kvs1").loseReplaceUnflagged(Q, "m4", new byte[0]);
         c.world.restart("kvs1", true);
-        SimServer.SimQueue q1 = c.world.servers.get("kvs1").queues.get(Q);
-        SimServer.SimQueue q2 = c.world.servers.get("kvs2").queues.get(Q);
+        SimServer.SimQueue q1 = c.world.model("kvs1").queues.get(Q);
+        SimServer.SimQueue q2 = c.world.model("kvs2").queues.get(Q);
         assertThat(q1.txn).as("counts cannot tell").isEqualTo(q2.txn);
         assertThat(q1.byPos.size()).isEqualTo(q2.byPos.size());
         assertThat(q1.damaged).isFalse();
@@ -133,13 +133,13 @@ class DamagedCopySimTest {
                 .anySatisfy(e -> assertThat(e).contains("rebuild of kvs1 done"));
         assertThat(w.replica.syncNodes()).containsExactlyInAnyOrder("kvs1", "kvs2");
         for (String n : List.of("kvs1", "kvs2")) {
-            SimServer.Msg m4 = c.world.servers.get(n).queues.get(Q).byId.get(Ids.key("m4".getBytes(StandardCharsets.UTF_8)));
+            SimServer.Msg m4 = c.world.model(n).queues.get(Q).byId.get(Ids.key("m4".getBytes(StandardCharsets.UTF_8)));
             assertThat(m4.state).as("m4's state on " + n).isEqualTo(newer);
         }
         w.boot(); // no lease write in flight while the copies are compared
         c.run(1000);
-        q1 = c.world.servers.get("kvs1").queues.get(Q);
-        q2 = c.world.servers.get("kvs2").queues.get(Q);
+        q1 = c.world.model("kvs1").queues.get(Q);
+        q2 = c.world.model("kvs2").queues.get(Q);
         assertThat(new long[] {q1.seq, q1.digest}).as("equal by content after the rebuild's REBASE")
                 .containsExactly(q2.seq, q2.digest);
     }

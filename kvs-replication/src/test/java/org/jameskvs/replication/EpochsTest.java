@@ -4,7 +4,12 @@ import org.jameskvs.client.Ack;
 import org.jameskvs.client.OpenOptions;
 import org.jameskvs.client.OpenResult;
 import org.jameskvs.protocol.Status;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -12,6 +17,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** Epochs never wrap: bounds are refused with an error, used-up generations lead to a reclaim. */
 class EpochsTest {
     private static final String Q = "epochs.example.com";
+    @TempDir
+    Path folders;
+    /** The simulated clusters run the real servers. */
+    private RealNode.Pool pool;
+
+    @BeforeEach
+    void servers() {
+        pool = new RealNode.Pool(folders);
+    }
+
+    @AfterEach
+    void closeServers() {
+        pool.close();
+    }
 
     @Test
     void theHighestEpochIsStillPositiveAndOrderedAboveEveryLowerOne() {
@@ -33,7 +52,7 @@ class EpochsTest {
 
     @Test
     void anOpenWithAnEpochBeyondTheLayoutFailsWithAClearError() {
-        SimCluster c = new SimCluster(11, 3, 1);
+        SimCluster c = new SimCluster(11, 3, 1, pool.forQueue(Q));
         c.run(100);
         OpenResult r = c.await(c.writers.get(0).core.open(Q, OpenOptions.writer("james1", Epochs.MAX_COUNTER + 1)), 10_000);
         assertThat(r.status()).isEqualTo(Status.BAD_REQUEST);
@@ -42,7 +61,7 @@ class EpochsTest {
 
     @Test
     void aWriterWhoseGenerationsAreUsedUpReclaimsAtTheNextCounterAndGoesOn() {
-        SimCluster c = new SimCluster(12, 3, 1);
+        SimCluster c = new SimCluster(12, 3, 1, pool.forQueue(Q));
         c.run(100);
         SimCluster.Writer w = c.writers.get(0);
         assertThat(c.await(w.open(Q, false), 10_000).isOk()).isTrue();
@@ -63,8 +82,9 @@ class EpochsTest {
         assertThat(after.isOk()).as(after + "\n" + c.tail()).isTrue();
         assertThat(w.replica.syncNodes()).hasSize(2);
         for (String n : w.replica.syncNodes()) {
-            SimServer.SimQueue q = c.world.servers.get(n).queues.get(Q);
-            assertThat(q.byId).containsKeys(Ids.key("before".getBytes()), Ids.key("after".getBytes()));
+            SimNode.QueueView q = c.world.servers.get(n).view(Q);
+            assertThat(q.find("before")).as("before on " + n).isNotNull();
+            assertThat(q.find("after")).as("after on " + n).isNotNull();
         }
     }
 }

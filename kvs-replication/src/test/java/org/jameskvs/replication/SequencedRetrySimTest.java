@@ -1,9 +1,13 @@
 package org.jameskvs.replication;
 
 import org.jameskvs.client.Ack;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -13,39 +17,55 @@ import static org.assertj.core.api.Assertions.assertThat;
  * One sequence per queue, on the simulated network: a copy applies a put whose answer is lost
  * (its path keeps taking requests, its answers never come back). The writer switches paths and
  * sends the put again with the same seq: the server answers it from the stored outcome, so it is
- * applied once, never refused as a duplicate, and no copy is isolated or rebuilt.
+ * applied once, never refused as a duplicate, and no copy is isolated or rebuilt. On the real
+ * servers ({@link RealNode}): what each one applied and answered is in the world's trace.
  */
 class SequencedRetrySimTest {
     private static final String Q = "mail.example.com";
+    @TempDir
+    Path folders;
+    private RealNode.Pool pool;
+
+    @BeforeEach
+    void servers() {
+        pool = new RealNode.Pool(folders);
+    }
+
+    @AfterEach
+    void closeServers() {
+        pool.close();
+    }
 
     @Test
     void aRetryAfterALostAnswerIsARepeatNotADuplicate() {
-        SimCluster c = new SimCluster(31, 2, 1);
+        SimCluster c = new SimCluster(31, 2, 1, pool.forQueue(Q));
+        c.world.trace = new ArrayList<>();
         c.run(100);
         SimCluster.Writer w = c.writers.get(0);
         assertThat(c.await(w.open(Q, false), 10_000).isOk()).isTrue();
         for (int i = 0; i < 5; i++) {
             assertThat(c.put(w, "m" + i, "body" + i).isOk()).isTrue();
         }
-        SimServer kvs1 = c.world.servers.get("kvs1");
-        int duplicatesBefore = kvs1.duplicatesAnswered;
         c.world.holdAnswers("kvs1", NodePath.ACTIVE);
         CompletableFuture<Ack> put = w.core.put(w.replica, "m5".getBytes(), 0, 0, new byte[0], "body5".getBytes());
         Ack a = c.await(put, 30_000);
 
         assertThat(a.isOk()).as(a + "\n" + c.tail()).isTrue();
         assertThat(c.log).as("the path switch happened").anySatisfy(e -> assertThat(e).contains("kvs1/ACTIVE failed"));
-        assertThat(kvs1.repeatsAnswered).as("the retry was answered from the stored outcome").isPositive();
-        assertThat(kvs1.duplicatesAnswered).as("no DUPLICATE_ID for our own retry").isEqualTo(duplicatesBefore);
-        long copiesOfM5 = kvs1.queues.get(Q).byPos.values().stream()
-                .filter(m -> new String(m.id, StandardCharsets.UTF_8).equals("m5")).count();
-        assertThat(copiesOfM5).isEqualTo(1);
+        List<String> putsOfM5 = c.world.trace.stream().filter(l -> l.contains(">kvs1/") && l.contains(" PUT ")
+                && l.contains("id=m5 ")).toList();
+        assertThat(putsOfM5).as("sent on the active path, then again with the same seq on the standby path")
+                .hasSize(2).allMatch(l -> l.contains("-> OK")).anyMatch(l -> l.contains("kvs1/STANDBY"));
+        assertThat(c.world.trace).as("no DUPLICATE_ID for our own retry").noneMatch(l -> l.contains("DUPLICATE_ID"));
+        long copiesOfM5 = c.world.servers.get("kvs1").view(Q).messages().stream()
+                .filter(m -> Ids.show(m.id()).equals("m5")).count();
+        assertThat(copiesOfM5).as("applied once").isEqualTo(1);
         c.run(3000);
         assertThat(w.replica.syncNodes()).as("no copy isolated\n" + c.tail()).containsExactlyInAnyOrder("kvs1", "kvs2");
         assertThat(c.log).noneMatch(e -> e.contains("isolate") || e.contains("rebuild"));
-        SimServer.SimQueue q1 = kvs1.queues.get(Q);
-        SimServer.SimQueue q2 = c.world.servers.get("kvs2").queues.get(Q);
-        assertThat(List.of(q1.seq, q1.digest)).as("both copies at the same seq and digest").isEqualTo(List.of(q2.seq, q2.digest));
+        SimNode.QueueView q1 = c.world.servers.get("kvs1").view(Q);
+        SimNode.QueueView q2 = c.world.servers.get("kvs2").view(Q);
+        assertThat(List.of(q1.seq(), q1.digest())).as("both copies at the same seq and digest").isEqualTo(List.of(q2.seq(), q2.digest()));
     }
 
     /**
@@ -55,7 +75,7 @@ class SequencedRetrySimTest {
      */
     @Test
     void aPathSwitchOnOneCopyLeavesBothEqualForTheNextOwner() {
-        SimCluster c = new SimCluster(32, 2, 1);
+        SimCluster c = new SimCluster(32, 2, 1, pool.forQueue(Q));
         c.run(100);
         SimCluster.Writer w = c.writers.get(0);
         assertThat(c.await(w.open(Q, false), 10_000).isOk()).isTrue();
@@ -67,9 +87,9 @@ class SequencedRetrySimTest {
             assertThat(c.put(w, "m" + i, "body" + i).isOk()).isTrue();
         }
         assertThat(c.log).as("kvs1 moved to its standby path").anySatisfy(e -> assertThat(e).contains("kvs1/ACTIVE failed"));
-        SimServer.SimQueue q1 = c.world.servers.get("kvs1").queues.get(Q);
-        SimServer.SimQueue q2 = c.world.servers.get("kvs2").queues.get(Q);
-        assertThat(q1.txn).as("the reopen is one more transaction on kvs1 only").isNotEqualTo(q2.txn);
+        SimNode.QueueView q1 = c.world.servers.get("kvs1").view(Q);
+        SimNode.QueueView q2 = c.world.servers.get("kvs2").view(Q);
+        assertThat(q1.txn()).as("the reopen is one more transaction on kvs1 only").isNotEqualTo(q2.txn());
 
         w.boot(); // a restarted owner reclaims the queue
         c.run(100);

@@ -89,14 +89,20 @@ final class SimCluster {
         }
     }
 
+    /** On model servers ({@link SimServer}). */
     SimCluster(long seed, int nodes, int writerCount) {
+        this(seed, nodes, writerCount, SimServer::new);
+    }
+
+    /** @param nodeFactory each node's server: {@code SimServer::new} (the model) or a {@link RealNode} maker */
+    SimCluster(long seed, int nodes, int writerCount, java.util.function.Function<String, SimNode> nodeFactory) {
         List<String> names = new ArrayList<>();
         List<ReplicationConfig.NodeSpec> specs = new ArrayList<>();
         for (int i = 1; i <= nodes; i++) {
             names.add("kvs" + i);
             specs.add(new ReplicationConfig.NodeSpec("kvs" + i, "sim", i, "sim", 100 + i));
         }
-        world = new SimWorld(seed, names);
+        world = new SimWorld(seed, names, nodeFactory);
         config = ReplicationConfig.of(specs, "u", "p").withCopyBlock(7, 1 << 20);
         for (int i = 1; i <= writerCount; i++) {
             writers.add(new Writer("james" + i));

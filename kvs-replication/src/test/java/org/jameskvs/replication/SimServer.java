@@ -19,7 +19,7 @@ import java.util.TreeMap;
  * A KVS server model with the semantics of the wire protocol (package-info of kvs-protocol):
  * per-connection handles, epochs and the writer registry, positions, transaction numbers.
  */
-final class SimServer {
+final class SimServer implements SimNode {
     final String name;
     final Map<String, SimQueue> queues = new HashMap<>();
     private final Map<Long, Map<Integer, Handle>> handles = new HashMap<>();
@@ -109,17 +109,44 @@ final class SimServer {
         this.name = name;
     }
 
-    void connectionOpened(long conn) {
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public QueueView view(String queue) {
+        SimQueue q = queues.get(queue);
+        if (q == null) {
+            return null;
+        }
+        List<StoredMessage> messages = new ArrayList<>();
+        for (Msg m : q.byPos.values()) {
+            messages.add(m.stored());
+        }
+        return new QueueView(q.txn, q.epoch, q.seq, q.digest, q.damaged, messages);
+    }
+
+    @Override
+    public Probe probe(String queue, String id) {
+        SimQueue q = queues.get(queue);
+        return q == null ? null : new Probe(q.byId.containsKey(Ids.key(id.getBytes(java.nio.charset.StandardCharsets.UTF_8))), q.epoch);
+    }
+
+    @Override
+    public void connectionOpened(long conn) {
         liveConnections.add(conn);
     }
 
-    void connectionClosed(long conn) {
+    @Override
+    public void connectionClosed(long conn) {
         liveConnections.remove(conn);
         handles.remove(conn);
     }
 
     /** Restart: the process is new; data survives only if {@code keepData}. */
-    void restart(boolean keepData) {
+    @Override
+    public void restart(boolean keepData) {
         liveConnections.clear();
         handles.clear();
         writers.clear();
@@ -160,7 +187,8 @@ final class SimServer {
     }
 
     /** @param handleId handle the client used (0 for OPEN/PING) */
-    NodeResponse apply(long conn, int handleId, NodeRequest r) {
+    @Override
+    public NodeResponse apply(long conn, int handleId, NodeRequest r) {
         long tok = r.token();
         switch (r.op()) {
             case PING -> {

@@ -12,12 +12,16 @@ import java.util.PriorityQueue;
 import java.util.Random;
 
 /**
- * A deterministic discrete-event world: virtual time, KVS servers ({@link SimServer}), James
- * clients (each a {@link ReplicationCore}) and the network between them. One TCP connection per
- * (client, node, path) link: FIFO both ways, random delay; faults: a cut link (silence: requests and
- * answers vanish), a broken connection (in-flight requests answer CONNECTION_LOST, handles are
- * gone), a paused node (SIGSTOP: nothing processed until resumed, then in arrival order), a crashed
- * node (connections refused; restart with or without its data). The replication layer has no
+ * A deterministic discrete-event world: virtual time, KVS servers ({@link SimNode}: the real one,
+ * {@link RealNode}, or the model, {@link SimServer}), James clients (each a {@link ReplicationCore})
+ * and the network between them. One TCP connection per (client, node, path) link: FIFO both ways,
+ * random delay (so links reorder against each other); faults: a cut link (silence: requests and
+ * answers held, then delivered in order if it heals before TCP gives up, else the connection is
+ * broken), answers held on a path while its requests are applied, a broken connection (in-flight
+ * requests answer CONNECTION_LOST, handles are gone), a duplicated frame of a sequenced mutation
+ * (the server must answer the repeat from the stored outcome), a paused node (SIGSTOP: nothing
+ * processed until resumed, then in arrival order), a crashed node (connections refused; restart
+ * with or without its data). The replication layer has no
  * node-to-node traffic (copies go through the writer), so a node&lt;-&gt;node partition changes nothing
  * and is not modelled.
  */
@@ -26,7 +30,7 @@ final class SimWorld {
     long now;
     private long seq;
     private final PriorityQueue<Event> events = new PriorityQueue<>();
-    final Map<String, SimServer> servers = new LinkedHashMap<>();
+    final Map<String, SimNode> servers = new LinkedHashMap<>();
     final Map<String, Boolean> paused = new HashMap<>();
     final Map<String, Boolean> crashed = new HashMap<>();
     private final Map<String, ArrayDeque<Runnable>> pausedWork = new HashMap<>();
@@ -37,7 +41,12 @@ final class SimWorld {
     double breakProbability = 0.0005;
     long tcpGiveUpNanos = 3_000_000_000L;
     long delivered;
+    /** Chance that a sequenced mutation's frame is delivered twice (0: never; drawn only when positive). */
+    double duplicateProbability;
+    long duplicates;
     static final String DEBUG = System.getProperty("sim.debugNode");
+    /** When set, every request a server applied and its answer, in order (replay tests compare two runs). */
+    List<String> trace;
 
     private record Event(long at, long seq, Runnable action) implements Comparable<Event> {
         @Override
@@ -64,6 +73,7 @@ final class SimWorld {
         long sendSeq;
         long answerSeq = 1L << 40;
         long cutSince;
+        long holdSince;
         ReplicationCore core;
 
         Link(String client, String node, NodePath path) {
@@ -74,12 +84,29 @@ final class SimWorld {
     }
 
     SimWorld(long seed, List<String> nodes) {
+        this(seed, nodes, SimServer::new);
+    }
+
+    /** @param nodeFactory makes each node's server: the model ({@link SimServer}) or the real one ({@link RealNode}) */
+    SimWorld(long seed, List<String> nodes, java.util.function.Function<String, SimNode> nodeFactory) {
         this.rnd = new Random(seed);
         for (String n : nodes) {
-            servers.put(n, new SimServer(n));
+            servers.put(n, nodeFactory.apply(n));
             paused.put(n, false);
             crashed.put(n, false);
             pausedWork.put(n, new ArrayDeque<>());
+        }
+    }
+
+    /** The model server of a node (tests that inject model-only faults or read its counters). */
+    SimServer model(String node) {
+        return (SimServer) servers.get(node);
+    }
+
+    /** Frees the nodes' files. */
+    void dispose() {
+        for (SimNode n : servers.values()) {
+            n.dispose();
         }
     }
 
@@ -186,6 +213,22 @@ final class SimWorld {
             return;
         }
         NodeResponse resp = servers.get(l.node).apply(conn, handle, r);
+        if (duplicateProbability > 0 && r.queueSeq() > 0 && rnd.nextDouble() < duplicateProbability) {
+            // The request frame arrives twice: the server must answer the repeat from the stored
+            // outcome and apply nothing; the second answer is dropped on the way back.
+            NodeResponse again = servers.get(l.node).apply(conn, handle, r);
+            duplicates++;
+            if (trace != null) {
+                trace.add(now + " duplicate " + r + " -> " + again.status() + " txn=" + again.txn());
+            }
+        }
+        if (trace != null) {
+            // With the copy's (seq, digest) after the request: a replay must reproduce the content too.
+            SimNode.QueueView after = r.queue() == null ? null : servers.get(l.node).view(r.queue());
+            trace.add(now + " " + l.client + ">" + l.node + "/" + l.path + " " + r + " -> " + resp.status() + " txn=" + resp.txn()
+                    + (r.op() == NodeOp.PING ? "" : " v=" + resp.value()) + " seq=" + resp.lastSeq() + " d=" + resp.digest()
+                    + (after == null ? "" : " copy=" + after.seq() + "/" + after.digest()));
+        }
         if (DEBUG != null && DEBUG.equals(l.node)) {
             System.out.printf("%8.3f    [%s] %s %s -> %s txn=%d%n", now / 1e9, l.node, l.client, r, resp.status(), resp.txn());
         }
@@ -252,9 +295,35 @@ final class SimWorld {
 
     /** From now on the answers on this node's path are lost: requests still arrive and are applied. */
     void holdAnswers(String node, NodePath path) {
-        for (Link l : links.values()) {
-            if (l.node.equals(node) && l.path == path) {
-                l.holdAnswers = true;
+        holdAnswers(node, path, true);
+    }
+
+    /**
+     * Holds (or releases) the answers on this node's path: requests still arrive and are applied.
+     * Released within {@link #tcpGiveUpNanos}, the held answers flow in order; later, the
+     * connection is found broken (as after a cut).
+     */
+    void holdAnswers(String node, NodePath path, boolean hold) {
+        for (Link l : new ArrayList<>(links.values())) {
+            if (!l.node.equals(node) || l.path != path || l.holdAnswers == hold) {
+                continue;
+            }
+            l.holdAnswers = hold;
+            if (hold) {
+                l.holdSince = now;
+                continue;
+            }
+            if (l.cut) {
+                continue; // the cut holds them now; its end sends them
+            }
+            if (now - l.holdSince > tcpGiveUpNanos) {
+                breakConnection(l);
+                continue;
+            }
+            List<Runnable> held = new ArrayList<>(l.held.tailMap(1L << 40).values());
+            l.held.tailMap(1L << 40).clear();
+            for (Runnable r : held) {
+                r.run();
             }
         }
     }

@@ -34,8 +34,19 @@ public final class ServerChannelInitializer extends ChannelInitializer<SocketCha
         if (ssl != null) {
             p.addLast("tls", ssl.newHandler(ch.alloc()));
         }
+        addProtocolHandlers(p, server, tracker);
+    }
+
+    /**
+     * Everything after TLS: the pipeline of one connection as the protocol sees it. Also used, without
+     * a socket and without {@code tracker} (null), by the simulation's embedded server (kvs-server's
+     * test-jar, {@code EmbeddedServer}), so the simulation runs this very pipeline.
+     */
+    static void addProtocolHandlers(ChannelPipeline p, ServerContext server, ConnectionTracker tracker) {
         p.addLast("frames", new RequestFrames(server.config.maxFrameBytes()));
-        p.addLast("conn", tracker);
+        if (tracker != null) {
+            p.addLast("conn", tracker);
+        }
         p.addLast("auth", new AuthenticationHandler(server.config.user(), server.config.password()));
         p.addLast("requests", new RequestDispatcher(server));
         p.addLast("errors", new ConnectionErrorHandler());

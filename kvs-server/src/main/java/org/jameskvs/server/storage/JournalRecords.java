@@ -14,11 +14,18 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  */
 final class JournalRecords {
     private final Journal journal;
-    /** Holds one message record while compaction copies it forward. */
-    private final ByteBuf copyBuffer = Unpooled.directBuffer(64 << 10);
+    /** Holds one message record while compaction copies it forward (direct: released by {@link #close()}). */
+    final ByteBuf copyBuffer = Unpooled.directBuffer(64 << 10);
 
     JournalRecords(Journal journal) {
         this.journal = journal;
+    }
+
+    /** The store closes: its off-heap buffer goes (a store reopened in the same JVM would leak one per open). */
+    void close() {
+        if (copyBuffer.refCnt() > 0) {
+            copyBuffer.release();
+        }
     }
 
     /** The queue's CREATE checkpoint: its metadata as it is now, and its damage if any. */

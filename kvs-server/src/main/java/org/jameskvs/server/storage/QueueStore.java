@@ -128,7 +128,7 @@ public final class QueueStore implements AutoCloseable {
     private final StoreConfig config;
     private final Journal journal;
     private final Queues queues;
-    private final JournalRecords records;
+    final JournalRecords records;
     private final Compactor compactor;
     private final Recovery.Report recovery;
     private long lastForceMillis;
@@ -682,6 +682,7 @@ public final class QueueStore implements AutoCloseable {
             force();
         }
         journal.close();
+        records.close();
     }
 
     // ---- helpers

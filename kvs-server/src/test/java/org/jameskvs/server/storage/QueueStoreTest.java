@@ -22,6 +22,16 @@ class QueueStoreTest {
         return StoreConfig.defaults(dir).withMinFreeDiskBytes(0);
     }
 
+    /** Found by the simulation, which reopens stores thousands of times in one JVM: close released nothing off-heap. */
+    @Test
+    void closeReleasesTheStoresOffHeapBuffer() {
+        QueueStore store = QueueStore.open(config());
+        io.netty.buffer.ByteBuf buffer = store.records.copyBuffer;
+        assertThat(buffer.refCnt()).isEqualTo(1);
+        store.close();
+        assertThat(buffer.refCnt()).as("released by close").isZero();
+    }
+
     @Test
     void putGetDeleteReplace() {
         try (QueueStore store = QueueStore.open(config())) {

@@ -1,0 +1,60 @@
+package org.jameskvs.server.net;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.jameskvs.protocol.Frames;
+import org.jameskvs.protocol.OpenMode;
+import org.jameskvs.protocol.Requests;
+import org.jameskvs.protocol.Status;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.function.Consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The simulation's server without sockets: the real pipeline answers, commits, and a restart replays. */
+class EmbeddedServerTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void answersThroughTheRealPipelineAndARestartReplaysTheJournal() {
+        EmbeddedServer server = new EmbeddedServer(dir, 256 << 10);
+        EmbeddedServer.Connection a = server.connect();
+        assertThat(call(a, out -> Requests.open(out, 1, "q", OpenMode.WRITE, 5, 0, 0, "me")))
+                .as("AUTH comes first").isEqualTo(Status.AUTH_REQUIRED);
+        assertThat(call(a, out -> Requests.auth(out, 2, EmbeddedServer.USER, EmbeddedServer.PASSWORD))).isEqualTo(Status.OK);
+        assertThat(call(a, out -> Requests.open(out, 3, "q", OpenMode.WRITE, 5, 0, 0, "me"))).isEqualTo(Status.OK);
+        assertThat(call(a, out -> Requests.put(out, 4, 1, "m1".getBytes(), 0, 0, new byte[0], "body".getBytes())))
+                .isEqualTo(Status.OK);
+
+        EmbeddedServer.Connection b = server.connect();
+        call(b, out -> Requests.auth(out, 1, EmbeddedServer.USER, EmbeddedServer.PASSWORD));
+        assertThat(call(b, out -> Requests.open(out, 2, "q", OpenMode.WRITE, 5, 0, 0, "me")))
+                .as("the writer's connection holds the queue").isEqualTo(Status.QUEUE_LOCKED);
+        a.close();
+        assertThat(call(b, out -> Requests.open(out, 3, "q", OpenMode.WRITE, 5, 0, 0, "me")))
+                .as("released with its connection").isEqualTo(Status.OK);
+        server.close();
+
+        EmbeddedServer again = new EmbeddedServer(dir, 256 << 10);
+        assertThat(again.store().queue("q").size()).as("replayed from the journal").isEqualTo(1);
+        assertThat(again.store().queue("q").epoch()).isEqualTo(5);
+        again.close();
+    }
+
+    private static Status call(EmbeddedServer.Connection c, Consumer<ByteBuf> request) {
+        ByteBuf out = Unpooled.buffer();
+        request.accept(out);
+        ByteBuf answer = c.exchange(out);
+        try {
+            int length = answer.readInt();
+            assertThat(answer.readableBytes()).as("one whole answer").isEqualTo(length);
+            return Frames.responseStatus(answer);
+        } finally {
+            answer.release();
+        }
+    }
+}
