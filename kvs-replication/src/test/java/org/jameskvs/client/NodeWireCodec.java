@@ -44,6 +44,12 @@ public final class NodeWireCodec {
             }
             return;
         }
+        if (r.position() > 0 && (r.op() == NodeOp.PUT || r.op() == NodeOp.PUT_REPLACING)) {
+            // A rebuild's copy at the source's position (as QueueHandle.putAt sends it).
+            Requests.putAt(out, seq, handle, r.op() == NodeOp.PUT_REPLACING ? RequestDescriptor.FLAG_REPLACE_EXISTING : 0,
+                    r.position(), r.id(), r.priority(), r.notBefore(), st, body);
+            return;
+        }
         switch (r.op()) {
             case PING -> Requests.empty(out, Opcode.PING, seq, 0);
             case OPEN_WRITE -> Requests.open(out, seq, r.queue(), OpenMode.WRITE, r.epoch(), 0, 0, r.owner());
@@ -57,7 +63,7 @@ public final class NodeWireCodec {
             case DELETE -> Requests.delete(out, seq, handle, r.id());
             case REPLACE -> Requests.replace(out, seq, handle, r.id(), r.priority(), r.notBefore(), st);
             case CLEAR -> Requests.empty(out, Opcode.CLEAR, seq, handle);
-            case REBASE -> Requests.rebase(out, seq, handle, r.fromPosition(), r.readyBefore());
+            case REBASE -> Requests.rebase(out, seq, handle, r.fromPosition(), r.readyBefore(), r.position());
             case GET -> Requests.get(out, seq, handle, r.id());
             case READ -> Requests.read(out, seq, handle, r.fromPosition(), r.maxCount(), r.maxBytes(), r.readyBefore());
             case STAT -> Requests.empty(out, Opcode.STAT, seq, handle);
