@@ -4,33 +4,15 @@ import org.jameskvs.client.Ack;
 import org.jameskvs.client.OpenOptions;
 import org.jameskvs.client.OpenResult;
 import org.jameskvs.protocol.Status;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Epochs never wrap: bounds are refused with an error, used-up generations lead to a reclaim. */
-class EpochsTest {
+class EpochsTest extends RealNodeSimulation {
     private static final String Q = "epochs.example.com";
-    @TempDir
-    Path folders;
-    /** The simulated clusters run the real servers. */
-    private RealNode.Pool pool;
-
-    @BeforeEach
-    void servers() {
-        pool = new RealNode.Pool(folders);
-    }
-
-    @AfterEach
-    void closeServers() {
-        pool.close();
-    }
 
     @Test
     void theHighestEpochIsStillPositiveAndOrderedAboveEveryLowerOne() {

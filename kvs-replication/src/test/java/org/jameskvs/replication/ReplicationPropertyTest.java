@@ -1,11 +1,7 @@
 package org.jameskvs.replication;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -44,21 +40,7 @@ import static org.assertj.core.api.Assertions.fail;
  * <li>{@code sim.blockBytes}: the journals' Chronicle block size (default 256 KiB, see {@link RealNode}).</li>
  * </ul>
  */
-class ReplicationPropertyTest {
-    @TempDir
-    Path folders;
-    private RealNode.Pool pool;
-
-    @BeforeEach
-    void servers() {
-        pool = new RealNode.Pool(folders);
-    }
-
-    @AfterEach
-    void closeServers() {
-        pool.close();
-    }
-
+class ReplicationPropertyTest extends RealNodeSimulation {
     /** Real servers; {@code -Dsim.model=true}: the model ({@link SimServer}) instead, for comparison. */
     private Function<String, SimNode> nodesFor(long seed) {
         return Boolean.getBoolean("sim.model") ? SimServer::new : pool.forQueue(SimRun.queueOf(seed));

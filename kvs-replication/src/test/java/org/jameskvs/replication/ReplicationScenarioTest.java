@@ -5,12 +5,8 @@ import org.jameskvs.client.GetResult;
 import org.jameskvs.client.OpenResult;
 import org.jameskvs.client.ReadResult;
 import org.jameskvs.protocol.Status;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -24,21 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * ({@link SimServer}), which can empty a queue in place (a real server cannot: its journal is gone
  * only with the process, and then so are the handles).
  */
-class ReplicationScenarioTest {
+class ReplicationScenarioTest extends RealNodeSimulation {
     private static final String Q = "mail.example.com";
-    @TempDir
-    Path folders;
-    private RealNode.Pool pool;
-
-    @BeforeEach
-    void servers() {
-        pool = new RealNode.Pool(folders);
-    }
-
-    @AfterEach
-    void closeServers() {
-        pool.close();
-    }
 
     private SimCluster cluster(long seed) {
         SimCluster c = new SimCluster(seed, 3, 2, pool.forQueue(Q));

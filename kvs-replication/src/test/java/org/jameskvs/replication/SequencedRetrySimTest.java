@@ -1,12 +1,8 @@
 package org.jameskvs.replication;
 
 import org.jameskvs.client.Ack;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -20,21 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * applied once, never refused as a duplicate, and no copy is isolated or rebuilt. On the real
  * servers ({@link RealNode}): what each one applied and answered is in the world's trace.
  */
-class SequencedRetrySimTest {
+class SequencedRetrySimTest extends RealNodeSimulation {
     private static final String Q = "mail.example.com";
-    @TempDir
-    Path folders;
-    private RealNode.Pool pool;
-
-    @BeforeEach
-    void servers() {
-        pool = new RealNode.Pool(folders);
-    }
-
-    @AfterEach
-    void closeServers() {
-        pool.close();
-    }
 
     @Test
     void aRetryAfterALostAnswerIsARepeatNotADuplicate() {
