@@ -3,12 +3,9 @@ package org.jameskvs.replication;
 import org.jameskvs.client.Ack;
 import org.jameskvs.client.KvsQueue;
 import org.jameskvs.client.ReadResult;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -23,24 +20,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * must store it, no path may be declared NG and no copy isolated (before the fix, every heartbeat
  * behind such a frame timed out, the put was retried on the other path and a copy isolated).
  */
-class LargeMessageTwoCopiesTest {
+class LargeMessageTwoCopiesTest extends ClusterRigTest<ProxiedCluster> {
     private static final String Q = "spool.large";
     /** Just under the servers' default frame.maxBytes (64 MiB), as the James size hook allows. */
     private static final int BODY = (64 << 20) - 4096 - (64 << 10) - 4096;
     /** Bytes per second on each path: the frame takes about BODY / RATE seconds to get through. */
     private static final long RATE = 8L << 20;
-
-    @TempDir
-    Path dir;
-
-    private ProxiedCluster cluster;
-
-    @AfterEach
-    void tearDown() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @Test
     void aMessageNearTheFrameLimitOnASlowLinkIsStoredOnBothCopiesWithNoNodeDeclaredLost() throws Exception {

@@ -2,11 +2,8 @@ package org.jameskvs.replication;
 
 import org.jameskvs.client.KvsQueue;
 import org.jameskvs.replication.ManagementTable.Row;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -19,22 +16,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * its stale copy there (an empty queue stays: the trace of the open), while both live copies and
  * the reader keep every acknowledged put, in order.
  */
-class StaleCopyClearedTest {
+class StaleCopyClearedTest extends ClusterRigTest<ProxiedCluster> {
     private static final String Q = "spool.stale";
     private static final Duration WAIT = Duration.ofSeconds(60);
-
-    @TempDir
-    Path dir;
-
-    private ProxiedCluster cluster;
-    private final PutLedger ledger = new PutLedger();
-
-    @AfterEach
-    void tearDown() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @Test
     void anIsolatedCopyIsClearedOnItsNodeOnceTwoCopiesAreInSyncAgain() throws Exception {

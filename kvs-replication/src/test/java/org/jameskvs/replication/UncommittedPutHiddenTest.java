@@ -6,12 +6,9 @@ import org.jameskvs.client.KvsQueue;
 import org.jameskvs.client.ReadResult;
 import org.jameskvs.protocol.Status;
 import org.jameskvs.protocol.StoredMessage;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,20 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * rebuilt from the copy holding it (then both copies hold it). Mail put before and after is read in
  * order, once.
  */
-class UncommittedPutHiddenTest {
+class UncommittedPutHiddenTest extends ClusterRigTest<ProxiedCluster> {
     private static final String Q = "spool.uncommitted";
-
-    @TempDir
-    Path dir;
-
-    private ProxiedCluster cluster;
-
-    @AfterEach
-    void tearDown() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @Test
     void aPutOnOneCopyOnlyIsNeverReadNorGot() throws Exception {
