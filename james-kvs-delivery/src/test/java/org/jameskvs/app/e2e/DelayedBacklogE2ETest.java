@@ -33,6 +33,7 @@ import org.jameskvs.james.KvsClientOpener;
 import org.jameskvs.james.KvsQueues;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
 import org.jameskvs.james.queue.KvsMailQueueFactory;
+import org.jameskvs.testkit.KvsServerProcess;
 import org.junit.jupiter.api.Test;
 
 import com.codahale.metrics.MetricRegistry;

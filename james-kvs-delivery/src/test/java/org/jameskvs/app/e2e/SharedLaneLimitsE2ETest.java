@@ -25,6 +25,7 @@ import org.jameskvs.delivery.TestConfigs;
 import org.jameskvs.delivery.TestMails;
 import org.jameskvs.delivery.target.Behaviour;
 import org.jameskvs.delivery.target.DomainSmtpTarget;
+import org.jameskvs.testkit.KvsServerProcess;
 import org.junit.jupiter.api.Test;
 
 /**
