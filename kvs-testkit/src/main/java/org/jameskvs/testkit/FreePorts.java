@@ -14,6 +14,13 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /** Free loopback ports, and waiting for one to accept connections. */
 public final class FreePorts {
+    /**
+     * Every port this JVM handed out: a port is never given twice, since the process it went to
+     * may bind it only later (seen: James's webadmin failing "Address already in use" on a port
+     * drawn again for another process of the same test).
+     */
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private FreePorts() {
     }
 
@@ -35,7 +42,11 @@ public final class FreePorts {
         int span = Math.max(1_000, ephemeralLow - base);
         for (int attempt = 0; attempt < 200; attempt++) {
             int port = base + ThreadLocalRandom.current().nextInt(span);
+            if (HANDED_OUT.contains(port)) {
+                continue; // free now, but given to a process of this run that may not have bound it yet
+            }
             try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                HANDED_OUT.add(port);
                 return port;
             } catch (IOException inUse) {
                 // another one
