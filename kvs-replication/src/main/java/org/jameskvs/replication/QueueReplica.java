@@ -21,7 +21,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The state machine of one replicated queue (paper III.D). Single-threaded, no blocking: it reacts
- * to client calls, node answers ({@link #onAnswer}), heartbeat verdicts and clock ticks, and emits
+ * to client calls, node answers ({@link Answers#onAnswer}), heartbeat verdicts and clock ticks, and emits
  * requests through {@link ReplicationCore#send}.
  *
  * <h2>Rules</h2>
@@ -77,16 +77,16 @@ public final class QueueReplica {
     final String owner;
     long epoch;
     /** Generation of the last OPEN sent at {@link #epoch} (see {@link Epochs}): never wraps. */
-    private long gen;
+    long gen;
     /** The generations of {@link #epoch} are used up: the next tick reclaims the queue at a new counter. */
-    private boolean generationsUsedUp;
+    boolean generationsUsedUp;
     Phase phase = Phase.OPENING;
     final List<Member> members = new ArrayList<>();
     /** Nodes whose copy was isolated (sync NG), for the management table. */
     final Set<String> isolated = new HashSet<>();
     /** Isolated copies whose stale content is cleared once two copies are in sync again. */
     final StaleCopies staleCopies = new StaleCopies(this);
-    private long recordSeq;
+    long recordSeq;
     /** The queue's creation id, carried by every record written (see {@link MembershipRecord}); set by the open. */
     long incarnation;
     /**
@@ -95,25 +95,27 @@ public final class QueueReplica {
      * existing queue from a new one. Each gets its trace when it comes back (see {@link #onNodeUp}).
      */
     final Set<String> untraced = new HashSet<>();
-    private long renewals;
-    private long lastRenewAt;
+    long renewals;
+    long lastRenewAt;
     Rebuild rebuild;
     /**
      * The copy that serves reads: a member object, not a node name. A copy isolated and later rebuilt
      * on the same node (or found again by a reclaim) is a new member: its positions are new too.
      */
-    private Member readCopy;
-    private int readCopyChanges;
+    Member readCopy;
+    int readCopyChanges;
     String lastEvent = "";
-    private OpenProcedure opening;
-    private ReplicaOp openRecordOp;
-    private CompletableFuture<OpenResult> openFuture;
-    private long openSize;
-    private boolean noTargetReported;
+    OpenProcedure opening;
+    ReplicaOp openRecordOp;
+    CompletableFuture<OpenResult> openFuture;
+    long openSize;
+    boolean noTargetReported;
     /** The writer's commit point for its own reads: PUTs not on two copies are not shown. */
     final UncommittedPuts uncommitted = new UncommittedPuts();
     /** Mutations on one copy, waiting for a rebuild to put them on a second one before their ack. */
-    private final List<ReplicaOp> parked = new ArrayList<>();
+    final List<ReplicaOp> parked = new ArrayList<>();
+
+    final Answers answers = new Answers(this);
 
     QueueReplica(ReplicationCore core, String name, String owner) {
         this.core = core;
@@ -265,12 +267,12 @@ public final class QueueReplica {
 
     void readOp(ReplicaOp op) {
         if (phase == Phase.FENCED || phase != Phase.READY) {
-            failRead(op, phase == Phase.FENCED ? Status.STALE_EPOCH : Status.BAD_HANDLE, "queue not usable");
+            answers.failRead(op, phase == Phase.FENCED ? Status.STALE_EPOCH : Status.BAD_HANDLE, "queue not usable");
             return;
         }
         Member m = readMember();
         if (m == null) {
-            failRead(op, Status.TIMEOUT, "no in-sync copy reachable");
+            answers.failRead(op, Status.TIMEOUT, "no in-sync copy reachable");
             return;
         }
         op.positionSpace = readCopyChanges;
@@ -278,7 +280,7 @@ public final class QueueReplica {
         sendTo(m, op, false);
     }
 
-    private Member readMember() {
+    Member readMember() {
         Member chosen = null;
         for (Member m : members) {
             if (m.sync == SyncState.SYNC && !m.lost) {
@@ -303,7 +305,7 @@ public final class QueueReplica {
     }
 
     /** The copy's seqs (its positions) stopped being the other's: a reader reading it, or switching to it, rescans. */
-    private void positionsDiverged(Member m) {
+    void positionsDiverged(Member m) {
         m.positionsDiverged = true;
         if (m == readCopy) {
             readCopyChanges++;
@@ -320,7 +322,7 @@ public final class QueueReplica {
         return out;
     }
 
-    private void dispatch(ReplicaOp op, List<Member> targets) {
+    void dispatch(ReplicaOp op, List<Member> targets) {
         for (Member m : targets) {
             op.await(m);
         }
@@ -347,7 +349,7 @@ public final class QueueReplica {
         transmit(m, s);
     }
 
-    private void transmit(Member m, Sent s) {
+    void transmit(Member m, Sent s) {
         ReplicaOp op = s.op;
         NodeOp kind = op.kind;
         byte[] state = op.state;
@@ -382,356 +384,12 @@ public final class QueueReplica {
      * Mutations to this copy carry its queue seq (see the protocol's sequenced mutations): an
      * in-sync copy whose seq is known. A rebuild target gets them unsequenced until its REBASE.
      */
-    private static boolean sequencing(Member m) {
+    static boolean sequencing(Member m) {
         return m.sync == SyncState.SYNC && m.sentSeq >= 0;
     }
 
-    /**
-     * SEQ_GAP: the copy did not take a seq we counted (a mutation it failed without taking its seq,
-     * e.g. DISK_FULL). Nothing from the gap on was applied: the unanswered mutations are numbered
-     * again from the copy's last seq and resent in order (the suffix). Its seq then differs from
-     * the other copy's, which the next open's content check sees.
-     */
-    private void resequence(Member m, long serverLast) {
-        event(m.node + " answered SEQ_GAP at seq " + serverLast + " (we had sent up to " + m.sentSeq
-                + "): the suffix is sent again from " + (serverLast + 1));
-        List<Sent> again = new ArrayList<>(m.inflight);
-        m.inflight.clear();
-        for (int i = again.size() - 1; i >= 0; i--) {
-            Sent x = again.get(i);
-            core.forget(x.token);
-            m.backlog.addFirst(x);
-        }
-        for (Sent x : m.backlog) {
-            if (x.seq > serverLast) {
-                x.seq = 0;
-            }
-        }
-        m.sentSeq = serverLast;
-        m.seq = serverLast;
-        positionsDiverged(m);
-        flushBacklog(m);
-    }
-
-    // ------------------------------------------------------------------ answers
-
-    void onAnswer(Member m, Sent s, NodeResponse r) {
-        if (!m.inflight.contains(s)) {
-            return; // superseded by a path switch or an isolation
-        }
-        if (r.status().isIndeterminate() || (!r.isOk() && r.txn() < 0 && s.op.kind.isMutation())) {
-            // Unknown outcome, or refused before reaching the node (client backlog): retry on the
-            // other path. The request stays where it is: the order of the stream must be kept.
-            pathFailed(m, m.path, r.status() + " " + r.reason());
-            return;
-        }
-        m.lastAnswerAt = core.clock.nanoTime();
-        if (s.seq > 0 && r.status() == Status.SEQ_GAP) {
-            if (r.value() < m.seq) {
-                // Below a seq it already answered: the copy lost applied mutations (its server came
-                // back without its journal, say). Not in sync, whatever its numbers.
-                m.inflight.remove(s);
-                markNg(m, "copy at seq " + r.value() + " below the " + m.seq + " it had answered (SEQ_GAP)");
-                dropped(m, s.op, null, "lost applied mutations"); // the other copy's answer decides
-                return;
-            }
-            resequence(m, r.value());
-            return;
-        }
-        m.inflight.remove(s);
-        if (s.seq > 0 && r.status() == Status.SEQ_TOO_OLD) {
-            markNg(m, "its outcome of seq " + s.seq + " is no longer kept: " + r.reason());
-            dropped(m, s.op, null, "outcome unknown");
-            return;
-        }
-        if (r.status() == Status.STALE_EPOCH) {
-            fence("STALE_EPOCH from " + m.node + ": " + r.reason());
-            return;
-        }
-        ReplicaOp op = s.op;
-        Status eff = r.status();
-        if (op.kind.isMutation() || op.purpose == ReplicaOp.Purpose.RECORD) {
-            eff = account(m, s, r);
-            if (eff == null) {
-                // The member disagreed and was isolated: its answer to this operation no longer
-                // counts, as for everything else it had in flight (isolate dropped those; this one
-                // had already left its in-flight list, and would otherwise wait for it forever).
-                if (!members.contains(m)) {
-                    dropped(m, op, null, "isolated");
-                }
-                return;
-            }
-        }
-        if (op.kind == NodeOp.CLEAR && r.isOk()) {
-            m.damaged = false; // the server ends the DAMAGED mark at CLEAR: nothing left depends on lost records
-        }
-        switch (op.purpose) {
-            case CLIENT -> {
-                if (op.kind.isMutation()) {
-                    op.answers.put(m, r);
-                    op.effective.put(m, eff);
-                    op.answered(m);
-                    completeIfAnswered(op);
-                } else if (lostAppliedWrites(m, r) && !isOnlyInSyncCopy(m)) {
-                    // The copy answers from fewer mutations than it had applied: it lost data behind
-                    // our open handle (its server came back without its journal and the connection
-                    // re-opened the handle by itself, creating the queue empty). Nothing else would
-                    // tell before the next write: rebuild it, and read from the other copy.
-                    markNg(m, op.kind + " answered at transaction " + r.txn() + ", below the " + m.txn
-                            + " this copy had applied");
-                    op.awaitNone();
-                    readOp(op);
-                } else {
-                    completeRead(op, r, m);
-                }
-            }
-            case RECORD -> {
-                if (eff == Status.NOT_FOUND && r.status() == Status.NOT_FOUND) {
-                    m.hasRecord = false; // the copy had lost it (cleared): put it back
-                    m.predictedTxn++;
-                    sendTo(m, op, false);
-                    return;
-                }
-                if (r.status() == Status.DUPLICATE_ID) {
-                    m.hasRecord = true;
-                    m.predictedTxn++;
-                    sendTo(m, op, false);
-                    return;
-                }
-                op.answered(m);
-                if (eff != Status.OK) {
-                    markNg(m, "record write refused: " + r.status());
-                    return;
-                }
-                m.hasRecord = true;
-                if (m.sync == SyncState.SYNC && !s.retried && r.isOk()) {
-                    m.recordSeq = op.recordSeq;
-                    m.recordTxn = r.txn();
-                } else {
-                    m.recordSeq = -1;
-                }
-                op.effective.put(m, Status.OK);
-                recordSettled(op);
-            }
-            case CLEAR_TARGET -> {
-                if (eff != Status.OK) {
-                    markNg(m, "clear refused: " + r.status());
-                } else {
-                    m.hasRecord = false;
-                }
-            }
-            case MARKER -> {
-                if (rebuild != null && op.rebuild == rebuild) {
-                    rebuild.onMarker(r);
-                }
-            }
-            case COPY_READ -> {
-                if (rebuild != null && op.rebuild == rebuild) {
-                    rebuild.onBlock(r);
-                }
-            }
-            case COPY -> {
-                if (rebuild != null && op.rebuild == rebuild) {
-                    rebuild.onCopied(op, r.status(), eff);
-                }
-            }
-            case REBASE -> {
-                if (!r.isOk() && members.contains(m)) {
-                    markNg(m, "rebase refused: " + r.status());
-                }
-            }
-        }
-    }
-
-    /**
-     * Transaction accounting of one mutation answer; returns the effective status, or null when the
-     * copy disagreed and was marked NG.
-     */
-    private Status account(Member m, Sent s, NodeResponse r) {
-        ReplicaOp op = s.op;
-        Status st = r.status();
-        if (s.seq > 0) {
-            // A sequenced answer is the mutation's one outcome, also for a repeat (which carries the
-            // transaction number of the first time): no ambiguity, no transaction arithmetic.
-            m.seq = Math.max(m.seq, s.seq);
-            m.txn = Math.max(m.txn, r.txn());
-            return st;
-        }
-        if (r.txn() >= 0) {
-            long expected = st == Status.OK ? m.txn + 1 : m.txn;
-            if (m.txn >= 0 && r.txn() != expected) {
-                String why = "transaction number " + r.txn() + " where " + expected + " was expected (" + op.kind + ")";
-                if (m.sync == SyncState.SYNC && members.stream().noneMatch(x -> x != m && x.sync == SyncState.SYNC && !x.lost)) {
-                    // The only in-sync copy cannot be thrown away: take its number as the truth
-                    // and say so loudly (something else wrote to it, or our accounting broke).
-                    event("ALARM: only in-sync copy " + m.node + ": " + why + "; re-based");
-                    m.txn = r.txn();
-                    m.recordSeq = -1;
-                    return st;
-                }
-                markNg(m, why);
-                return null;
-            }
-            m.txn = r.txn();
-        }
-        NodeOp kind = op.purpose == ReplicaOp.Purpose.RECORD ? null : op.kind;
-        if (s.retried && ((kind == NodeOp.PUT && st == Status.DUPLICATE_ID) || (kind == NodeOp.DELETE && st == Status.NOT_FOUND))) {
-            // Maybe applied before the path switch, maybe not: the other copy's answer decides.
-            op.addAmbiguous(m);
-            return Status.OK;
-        }
-        if (m.sync == SyncState.REBUILDING && op.purpose == ReplicaOp.Purpose.CLIENT
-                && (kind == NodeOp.DELETE || kind == NodeOp.REPLACE) && st == Status.NOT_FOUND) {
-            // Not copied yet: the copier skips deleted ids and applies the replaced state. A deleted
-            // message is then absent from both copies at once; a replaced one has its new state on
-            // one copy only until copied, so that ack waits for the rebuild.
-            op.awaitsCopy |= kind == NodeOp.REPLACE;
-            op.addAmbiguous(m);
-            return Status.OK;
-        }
-        if (op.purpose == ReplicaOp.Purpose.COPY && st == Status.DUPLICATE_ID) {
-            return Status.OK;
-        }
-        return st;
-    }
-
-    private void completeIfAnswered(ReplicaOp op) {
-        if (op.awaitsAny() || op.done) {
-            return;
-        }
-        op.done = true;
-        MemberMap<Status> eff = op.effective;
-        if (!op.degraded && op.ambiguous.isEmpty() && eff.size() == 2 && eff.valueAt(0) == eff.valueAt(1)
-                && members.contains(eff.keyAt(0)) && members.contains(eff.keyAt(1))) {
-            completeAgreed(op, eff.valueAt(0)); // the usual case: two current copies, same answer
-            return;
-        }
-        // Only answers of copies that are still members count: a copy isolated (and maybe cleared
-        // for a rebuild) after it answered no longer holds anything we may promise.
-        long current = op.effective.keySet().stream().filter(members::contains).count();
-        if (op.degraded || current < 2) {
-            // One copy applied it and the other was lost. The next rebuild copies everything the
-            // survivor holds, so the mutation will be on two copies when it completes: the ack
-            // waits for that instead of failing (bounded: see failParked).
-            Member survivor = null;
-            for (Map.Entry<Member, Status> e : op.effective.entrySet()) {
-                if (members.contains(e.getKey()) && e.getKey().sync == SyncState.SYNC && e.getValue() == Status.OK
-                        && !op.ambiguous.contains(e.getKey())) {
-                    survivor = e.getKey();
-                }
-            }
-            if (survivor != null && current == 1 && phase == Phase.READY) {
-                op.parkedOn = survivor;
-                op.parkedAt = core.clock.nanoTime();
-                NodeResponse r = op.answers.get(survivor);
-                op.deferredAck = new Ack(Status.OK, r.txn(), r.value(), null);
-                parked.add(op);
-                return;
-            }
-            op.ack.complete(Ack.failed(Status.TIMEOUT, "a copy was lost before answering: outcome unknown, not replicated"));
-            return;
-        }
-        Set<Status> statuses = new HashSet<>();
-        for (Map.Entry<Member, Status> e : op.effective.entrySet()) {
-            if (!op.ambiguous.contains(e.getKey())) {
-                statuses.add(e.getValue());
-            }
-        }
-        if (statuses.isEmpty()) {
-            statuses.add(Status.OK);
-        }
-        if (statuses.size() == 1) {
-            Status decided = statuses.iterator().next();
-            for (Member m : op.ambiguous) {
-                op.effective.put(m, decided);
-            }
-            completeAgreed(op, decided);
-            return;
-        }
-        // The copies disagree: trust a SYNC copy that applied it and rebuild the other one.
-        Member okSync = null;
-        for (Map.Entry<Member, Status> e : op.effective.entrySet()) {
-            if (e.getValue() == Status.OK && e.getKey().sync == SyncState.SYNC) {
-                okSync = e.getKey();
-            }
-        }
-        List<Member> bad = new ArrayList<>();
-        for (Map.Entry<Member, Status> e : op.effective.entrySet()) {
-            Member m = e.getKey();
-            if (okSync != null ? e.getValue() != Status.OK : m.sync == SyncState.REBUILDING) {
-                bad.add(m);
-            }
-        }
-        op.ack.complete(Ack.failed(Status.INTERNAL_ERROR, "copies disagree: " + op.effective));
-        for (Member m : bad) {
-            if (members.contains(m)) {
-                markNg(m, "answered " + op.effective.get(m) + " to " + op.kind + " " + (op.id == null ? "" : Ids.show(op.id))
-                        + " where the other copy answered otherwise");
-            }
-        }
-    }
-
-    /** Both copies' answers agree on {@code st}: the call's ack (from the copy that serves reads). */
-    private void completeAgreed(ReplicaOp op, Status st) {
-        Member rm = null;
-        for (Member m : op.answers.keySet()) {
-            if (rm == null || m == readCopy) {
-                rm = m;
-            }
-        }
-        NodeResponse r = op.answers.get(rm);
-        Ack ack = st == Status.OK ? new Ack(Status.OK, r.txn(), r.value(), null) : new Ack(st, r.txn(), 0, r.reason());
-        if (op.awaitsCopy && st == Status.OK && rebuild != null) {
-            op.deferredAck = ack;
-            rebuild.deferred.add(op);
-            return;
-        }
-        op.ack.complete(ack);
-    }
-
-    private void completeRead(ReplicaOp op, NodeResponse r, Member servedBy) {
-        op.done = true;
-        switch (op.kind) {
-            case GET -> op.get.complete(r.get() != null ? uncommitted.filter(op.id, r.get())
-                    : new GetResult(r.status(), r.reason(), r.txn(), null));
-            case READ -> {
-                ReadResult rr = r.read();
-                if (rr == null) {
-                    rr = new ReadResult(r.status(), r.reason(), r.txn(), op.fromPosition, List.of());
-                } else if (rr.messages().stream().anyMatch(x -> Ids.isReserved(x.id()))) {
-                    List<StoredMessage> visible = rr.messages().stream().filter(x -> !Ids.isReserved(x.id())).toList();
-                    rr = new ReadResult(rr.status(), rr.reason(), rr.txn(), rr.nextPosition(), visible);
-                }
-                op.read.complete(uncommitted.filter(rr).inPositionSpace(op.positionSpace));
-            }
-            case STAT -> {
-                QueueStat qs = r.stat();
-                if (qs == null) {
-                    qs = new QueueStat(r.status(), r.reason(), r.txn(), 0, 0, 0, 0, Long.MAX_VALUE, 0, "");
-                } else if (qs.isOk()) {
-                    long hidden = servedBy != null && servedBy.hasRecord ? 1 : 0;
-                    qs = new QueueStat(qs.status(), qs.reason(), qs.txn(), Math.max(0, qs.size() - hidden), qs.bytes(),
-                            qs.firstPosition(), qs.nextPosition(), qs.earliestNotBefore(), qs.epoch(), qs.owner());
-                }
-                op.stat.complete(qs);
-            }
-            default -> throw new IllegalStateException(op.kind.toString());
-        }
-    }
-
-    private void failRead(ReplicaOp op, Status st, String reason) {
-        op.done = true;
-        if (op.get != null) {
-            op.get.complete(new GetResult(st, reason, -1, null));
-        } else if (op.read != null) {
-            op.read.complete(new ReadResult(st, reason, -1, op.fromPosition, List.of()));
-        } else if (op.stat != null) {
-            op.stat.complete(new QueueStat(st, reason, -1, 0, 0, 0, 0, Long.MAX_VALUE, 0, ""));
-        }
-    }
-
     /** The open completes once its first record is on every copy still a member (at least one). */
-    private void recordSettled(ReplicaOp op) {
+    void recordSettled(ReplicaOp op) {
         if (op != openRecordOp || op.awaitsAny()) {
             return;
         }
@@ -743,7 +401,7 @@ public final class QueueReplica {
         }
     }
 
-    private void completeOpen() {
+    void completeOpen() {
         if (openFuture == null || openFuture.isDone()) {
             return;
         }
@@ -772,7 +430,7 @@ public final class QueueReplica {
     }
 
     /** New write handle on the given path; unanswered requests are sent again after it. */
-    private void reopen(Member m, NodePath path) {
+    void reopen(Member m, NodePath path) {
         List<Sent> again = new ArrayList<>(m.inflight);
         m.inflight.clear();
         for (int i = again.size() - 1; i >= 0; i--) {
@@ -811,7 +469,7 @@ public final class QueueReplica {
         core.send(r, resp -> onOpenAnswer(m, r.token(), resp));
     }
 
-    private void onOpenAnswer(Member m, long token, NodeResponse r) {
+    void onOpenAnswer(Member m, long token, NodeResponse r) {
         if (m.openToken != token || !members.contains(m)) {
             return;
         }
@@ -928,7 +586,7 @@ public final class QueueReplica {
      * up to it are answered as repeats), and new mutations follow the highest of them. Dropped
      * sends (a lost member's) leave no hole: the next seq follows what the copy holds.
      */
-    private static void rebaseSeq(Member m, long lastSeq) {
+    static void rebaseSeq(Member m, long lastSeq) {
         if (lastSeq < 0) {
             return;
         }
@@ -937,12 +595,12 @@ public final class QueueReplica {
         m.sentSeq = Math.max(lastSeq, pending);
     }
 
-    private static long queuedMutations(Member m) {
+    static long queuedMutations(Member m) {
         return m.backlog.stream().filter(s -> s.op.kind.isMutation() || s.op.purpose == ReplicaOp.Purpose.RECORD).count();
     }
 
     /** What a rebuild target held back during the last re-append pass goes out now, in order, behind it. */
-    private void releaseHeld(Member m) {
+    void releaseHeld(Member m) {
         m.holding = false;
         while (!m.held.isEmpty()) {
             Sent s = m.held.poll();
@@ -955,23 +613,14 @@ public final class QueueReplica {
     }
 
     /** Sends what waited for the member's handle, in order. */
-    private void flushBacklog(Member m) {
+    void flushBacklog(Member m) {
         while (!m.backlog.isEmpty() && m.open) {
             transmit(m, m.backlog.poll());
         }
     }
 
-    /**
-     * A read's answer (OK, or a GET's NOT_FOUND) came from a queue whose transaction number is below
-     * the member's: every mutation answered before the read on this connection counts in it, so a
-     * copy that holds them all cannot answer lower.
-     */
-    private static boolean lostAppliedWrites(Member m, NodeResponse r) {
-        return (r.isOk() || r.status() == Status.NOT_FOUND) && m.txn >= 0 && r.txn() >= 0 && r.txn() < m.txn;
-    }
-
     /** The member is SYNC and no other member is a reachable SYNC copy: it is never thrown away. */
-    private boolean isOnlyInSyncCopy(Member m) {
+    boolean isOnlyInSyncCopy(Member m) {
         Member other = otherMember(m);
         return m.sync == SyncState.SYNC && (other == null || other.sync != SyncState.SYNC || other.lost);
     }
@@ -1034,7 +683,7 @@ public final class QueueReplica {
         }
     }
 
-    private void isolate(Member m, String why) {
+    void isolate(Member m, String why) {
         event("isolate " + m.node + " (" + why + ")");
         members.remove(m);
         isolated.add(m.node);
@@ -1051,7 +700,7 @@ public final class QueueReplica {
     }
 
     /** Forgets everything in flight on a member; mutations waiting for it become "not replicated". */
-    private void dropAll(Member m, Status failWith, String why) {
+    void dropAll(Member m, Status failWith, String why) {
         List<Sent> all = new ArrayList<>(m.inflight);
         all.addAll(m.backlog);
         all.addAll(m.held);
@@ -1067,41 +716,11 @@ public final class QueueReplica {
         m.open = false;
         for (Sent s : all) {
             core.forget(s.token);
-            dropped(m, s.op, failWith, why);
+            answers.dropped(m, s.op, failWith, why);
         }
     }
 
-    /**
-     * One operation that was sent to a member that is dropped: it no longer waits for that member.
-     * A mutation ends with {@code failWith}, or (null) is degraded: its outcome is decided by the
-     * other copy (see {@link #completeIfAnswered}); a read goes to another in-sync copy.
-     */
-    private void dropped(Member m, ReplicaOp op, Status failWith, String why) {
-        op.answered(m);
-        if (op.purpose == ReplicaOp.Purpose.RECORD) {
-            recordSettled(op);
-        }
-        if (op.purpose == ReplicaOp.Purpose.CLIENT) {
-            if (op.kind.isMutation()) {
-                if (failWith != null && !op.done) {
-                    op.done = true;
-                    op.ack.complete(Ack.failed(failWith, why));
-                } else {
-                    op.degraded = true;
-                    completeIfAnswered(op);
-                }
-            } else if (!op.done) {
-                if (failWith == null && phase == Phase.READY) {
-                    op.awaitNone();
-                    readOp(op); // another in-sync copy, if any
-                } else {
-                    failRead(op, failWith == null ? Status.TIMEOUT : failWith, why);
-                }
-            }
-        }
-    }
-
-    private void fence(String why) {
+    void fence(String why) {
         if (phase == Phase.FENCED) {
             return;
         }
@@ -1161,7 +780,7 @@ public final class QueueReplica {
      * at this writer's epoch: the trace OpenProcedure's check looks for). Best effort: a node that
      * misses it only narrows what a later open can tell, see the open's known limits.
      */
-    private void leaveTrace(String node) {
+    void leaveTrace(String node) {
         NodeRequest open = NodeRequest.open(core.nextToken(), node, core.health(node).bestPath(), name, true,
                 wireEpoch(), owner);
         core.send(open, resp -> event(resp.isOk() ? "trace of the queue left on " + node + " (down at creation)"
@@ -1225,7 +844,7 @@ public final class QueueReplica {
      * Finds the copies again as a restarted owner would (probe, fence with epoch counter + 1,
      * records); what is in flight ends with {@code failWith}.
      */
-    private void reclaim(Status failWith, String why) {
+    void reclaim(Status failWith, String why) {
         failParked(true, core.clock.nanoTime(), why);
         if (rebuild != null) {
             rebuild.abort(why);
@@ -1246,7 +865,7 @@ public final class QueueReplica {
      * way that sends them: anything else would leave their calls to the adapter's backstop. Never
      * expected; repaired and reported as an ALARM if it happens.
      */
-    private boolean stalled(Member m) {
+    boolean stalled(Member m) {
         if (m.open && !m.backlog.isEmpty()) {
             event("ALARM: " + m.node + " had " + m.backlog.size() + " request(s) waiting behind an open handle: sent");
             flushBacklog(m);
@@ -1371,7 +990,7 @@ public final class QueueReplica {
      * they are on two copies (a big queue takes longer to copy than 5 request timeouts, and failing
      * them then would tell the writer "unknown" about mutations that are applied).
      */
-    private void failParked(boolean all, long now, String why) {
+    void failParked(boolean all, long now, String why) {
         long limit = parkLimitNanos();
         for (Iterator<ReplicaOp> it = parked.iterator(); it.hasNext(); ) {
             ReplicaOp op = it.next();
@@ -1396,7 +1015,7 @@ public final class QueueReplica {
      * drained: a large frame still being sent is not lost), so that a request lost on a live
      * connection still ends.
      */
-    private static boolean unanswered(Member m, Sent oldest, long now, long timeout) {
+    static boolean unanswered(Member m, Sent oldest, long now, long timeout) {
         return now - Math.max(oldest.sentAt, m.lastAnswerAt) > timeout
                 || now - Math.max(oldest.sentAt, m.lastSendProgressAt) > 3 * timeout;
     }
@@ -1411,7 +1030,7 @@ public final class QueueReplica {
         return rebuild != null && rebuild.progressedWithin(now, parkLimitNanos());
     }
 
-    private static boolean isMutation(ReplicaOp op) {
+    static boolean isMutation(ReplicaOp op) {
         return op.kind.isMutation() || op.purpose == ReplicaOp.Purpose.RECORD;
     }
 
@@ -1430,7 +1049,7 @@ public final class QueueReplica {
         return null;
     }
 
-    private Member otherMember(Member m) {
+    Member otherMember(Member m) {
         for (Member x : members) {
             if (x != m) {
                 return x;
@@ -1481,7 +1100,7 @@ public final class QueueReplica {
         return rows;
     }
 
-    private static NetState netState(NodeHealth h, Member m, NodePath p) {
+    static NetState netState(NodeHealth h, Member m, NodePath p) {
         if (h.state(p) == NetState.NG) {
             return NetState.NG;
         }

@@ -29,6 +29,6 @@ final class Sent implements Consumer<NodeResponse> {
 
     @Override
     public void accept(NodeResponse r) {
-        replica.onAnswer(member, this, r);
+        replica.answers.onAnswer(member, this, r);
     }
 }
