@@ -58,7 +58,7 @@ final class Answers {
         m.sentSeq = serverLast;
         m.seq = serverLast;
         q.positionsDiverged(m);
-        q.flushBacklog(m);
+        q.paths.flushBacklog(m);
     }
 
     void onAnswer(Member m, Sent s, NodeResponse r) {
@@ -68,7 +68,7 @@ final class Answers {
         if (r.status().isIndeterminate() || (!r.isOk() && r.txn() < 0 && s.op.kind.isMutation())) {
             // Unknown outcome, or refused before reaching the node (client backlog): retry on the
             // other path. The request stays where it is: the order of the stream must be kept.
-            q.pathFailed(m, m.path, r.status() + " " + r.reason());
+            q.paths.pathFailed(m, m.path, r.status() + " " + r.reason());
             return;
         }
         m.lastAnswerAt = q.core.clock.nanoTime();
@@ -77,7 +77,7 @@ final class Answers {
                 // Below a seq it already answered: the copy lost applied mutations (its server came
                 // back without its journal, say). Not in sync, whatever its numbers.
                 m.inflight.remove(s);
-                q.markNg(m, "copy at seq " + r.value() + " below the " + m.seq + " it had answered (SEQ_GAP)");
+                q.paths.markNg(m, "copy at seq " + r.value() + " below the " + m.seq + " it had answered (SEQ_GAP)");
                 dropped(m, s.op, null, "lost applied mutations"); // the other copy's answer decides
                 return;
             }
@@ -86,7 +86,7 @@ final class Answers {
         }
         m.inflight.remove(s);
         if (s.seq > 0 && r.status() == Status.SEQ_TOO_OLD) {
-            q.markNg(m, "its outcome of seq " + s.seq + " is no longer kept: " + r.reason());
+            q.paths.markNg(m, "its outcome of seq " + s.seq + " is no longer kept: " + r.reason());
             dropped(m, s.op, null, "outcome unknown");
             return;
         }
@@ -118,12 +118,12 @@ final class Answers {
                     op.effective.put(m, eff);
                     op.answered(m);
                     completeIfAnswered(op);
-                } else if (lostAppliedWrites(m, r) && !q.isOnlyInSyncCopy(m)) {
+                } else if (lostAppliedWrites(m, r) && !q.paths.isOnlyInSyncCopy(m)) {
                     // The copy answers from fewer mutations than it had applied: it lost data behind
                     // our open handle (its server came back without its journal and the connection
                     // re-opened the handle by itself, creating the queue empty). Nothing else would
                     // tell before the next write: rebuild it, and read from the other copy.
-                    q.markNg(m, op.kind + " answered at transaction " + r.txn() + ", below the " + m.txn
+                    q.paths.markNg(m, op.kind + " answered at transaction " + r.txn() + ", below the " + m.txn
                             + " this copy had applied");
                     op.awaitNone();
                     q.readOp(op);
@@ -146,7 +146,7 @@ final class Answers {
                 }
                 op.answered(m);
                 if (eff != Status.OK) {
-                    q.markNg(m, "record write refused: " + r.status());
+                    q.paths.markNg(m, "record write refused: " + r.status());
                     return;
                 }
                 m.hasRecord = true;
@@ -161,7 +161,7 @@ final class Answers {
             }
             case CLEAR_TARGET -> {
                 if (eff != Status.OK) {
-                    q.markNg(m, "clear refused: " + r.status());
+                    q.paths.markNg(m, "clear refused: " + r.status());
                 } else {
                     m.hasRecord = false;
                 }
@@ -183,7 +183,7 @@ final class Answers {
             }
             case REBASE -> {
                 if (!r.isOk() && q.members.contains(m)) {
-                    q.markNg(m, "rebase refused: " + r.status());
+                    q.paths.markNg(m, "rebase refused: " + r.status());
                 }
             }
         }
@@ -215,7 +215,7 @@ final class Answers {
                     m.recordSeq = -1;
                     return st;
                 }
-                q.markNg(m, why);
+                q.paths.markNg(m, why);
                 return null;
             }
             m.txn = r.txn();
@@ -311,7 +311,7 @@ final class Answers {
         op.ack.complete(Ack.failed(Status.INTERNAL_ERROR, "copies disagree: " + op.effective));
         for (Member m : bad) {
             if (q.members.contains(m)) {
-                q.markNg(m, "answered " + op.effective.get(m) + " to " + op.kind + " " + (op.id == null ? "" : Ids.show(op.id))
+                q.paths.markNg(m, "answered " + op.effective.get(m) + " to " + op.kind + " " + (op.id == null ? "" : Ids.show(op.id))
                         + " where the other copy answered otherwise");
             }
         }

@@ -117,6 +117,8 @@ public final class QueueReplica {
 
     final Answers answers = new Answers(this);
 
+    final MemberPaths paths = new MemberPaths(this);
+
     QueueReplica(ReplicationCore core, String name, String owner) {
         this.core = core;
         this.name = name;
@@ -204,7 +206,7 @@ public final class QueueReplica {
         phase = Phase.CLOSED;
         opening = null;
         for (Member m : members) {
-            dropAll(m, status, reason);
+            paths.dropAll(m, status, reason);
         }
         core.forgetReplica(this);
         if (openFuture != null && !openFuture.isDone()) {
@@ -411,315 +413,6 @@ public final class QueueReplica {
 
     // ------------------------------------------------------------------ failures
 
-    /** The member's path failed (timeout, connection lost, or heartbeat NG): switch paths or isolate. */
-    void pathFailed(Member m, NodePath path, String why) {
-        if (!members.contains(m) || m.lost || m.path != path || phase == Phase.FENCED || phase == Phase.CLOSED) {
-            return;
-        }
-        NodeHealth h = core.health(m.node);
-        NodePath other = path.other();
-        boolean otherUsable = h.state(other) != NetState.NG;
-        event(m.node + "/" + path + " failed (" + why + ")" + (otherUsable ? ": retry on " + other : ": node lost"));
-        if (otherUsable) {
-            reopen(m, other);
-            core.pathNg(m.node, path);
-        } else {
-            core.pathNg(m.node, path);
-            nodeLost(m, "both paths NG");
-        }
-    }
-
-    /** New write handle on the given path; unanswered requests are sent again after it. */
-    void reopen(Member m, NodePath path) {
-        List<Sent> again = new ArrayList<>(m.inflight);
-        m.inflight.clear();
-        for (int i = again.size() - 1; i >= 0; i--) {
-            Sent s = again.get(i);
-            core.forget(s.token);
-            s.retried = true;
-            m.backlog.addFirst(s);
-        }
-        m.path = path;
-        openMember(m);
-    }
-
-    void openMember(Member m) {
-        if (m.openToken != 0) {
-            core.forget(m.openToken);
-            m.uncertain++; // the abandoned OPEN may still be applied (it is journaled: one transaction)
-            m.openToken = 0;
-        }
-        m.open = false;
-        if (gen >= Epochs.MAX_GEN) {
-            // A wrapped generation would compare lower and fence ourselves: reclaim the queue at a
-            // new counter on the next tick (out of whatever called us), as a restarted owner would.
-            if (!generationsUsedUp) {
-                generationsUsedUp = true;
-                event("the " + Epochs.MAX_GEN + " OPEN generations of epoch " + Epochs.counter(epoch) + " are used up: reclaiming");
-            }
-            return;
-        }
-        m.wireEpoch = wireEpoch();
-        // From this OPEN on, this copy's stream differs from the other's by a transaction (see
-        // MembershipRecord): records sent from now on must not claim the copies equal.
-        m.recordSeq = -1;
-        NodeRequest r = NodeRequest.open(core.nextToken(), m.node, m.path, name, true, m.wireEpoch, owner);
-        m.openToken = r.token();
-        m.openSentAt = core.clock.nanoTime();
-        core.send(r, resp -> onOpenAnswer(m, r.token(), resp));
-    }
-
-    void onOpenAnswer(Member m, long token, NodeResponse r) {
-        if (m.openToken != token || !members.contains(m)) {
-            return;
-        }
-        m.openToken = 0;
-        boolean tainted = false;
-        if (r.isOk()) {
-            m.damaged = r.damaged();
-            // The copy must hold everything it answered before, plus this OPEN (a write OPEN at a
-            // new generation is journaled: one transaction), plus at most the requests and earlier
-            // OPENs that were in flight: fewer means it lost data (restarted without its journal, or
-            // lost unsynced writes), more means someone else wrote to it. Either way it is not in sync.
-            long maybeApplied = m.uncertain + m.backlog.stream().filter(x -> x.retried && isMutation(x.op)).count();
-            long least = m.txn + 1;
-            // A sequenced copy is checked by its seq, which OPENs do not move: it holds at least every
-            // seq it answered and at most the ones we sent it. (Transactions: the count of OPENs that
-            // may have been applied was a guess; seqs need none.)
-            boolean bySeq = m.seq >= 0 && r.lastSeq() >= 0;
-            boolean outside = bySeq ? r.lastSeq() < m.seq || r.lastSeq() > m.sentSeq
-                    : m.txn >= 0 && (r.txn() < least || r.txn() > least + maybeApplied);
-            if (outside) {
-                String why = bySeq ? "copy reopened at seq " + r.lastSeq() + ", expected " + m.seq
-                        + (m.sentSeq > m.seq ? ".." + m.sentSeq : "")
-                        : "copy reopened at transaction " + r.txn() + ", expected " + least
-                        + (maybeApplied > 0 ? ".." + (least + maybeApplied) : "");
-                if (m.lost) {
-                    m.lost = false; // it answered: no longer the unreachable authority, just a bad copy
-                    m.sync = SyncState.NG;
-                    event("DATA LOSS: " + m.node + " was the only in-sync copy; " + why);
-                }
-                if (!isOnlyInSyncCopy(m)) {
-                    m.open = true;
-                    markNg(m, why);
-                    return;
-                }
-                // markNg keeps the only in-sync copy (it isolates the other one instead): its number
-                // is the truth from now on. What waits on it to be resent goes out first, before the
-                // record and the rebuild marker markNg sends: those calls would otherwise never end,
-                // and the marker promises that whatever the source got before it is copied.
-                event("ALARM: only in-sync copy " + m.node + ": " + why + "; re-based");
-                m.open = true;
-                m.uncertain = 0;
-                m.recordSeq = -1;
-                m.txn = r.txn();
-                m.predictedTxn = m.txn + queuedMutations(m);
-                if (bySeq) {
-                    // Its seqs are not ours (someone else wrote, or it lost some): what waits is
-                    // numbered anew from its last one, never taken for a repeat of a foreign seq.
-                    m.backlog.forEach(x -> x.seq = 0);
-                    positionsDiverged(m);
-                }
-                rebaseSeq(m, r.lastSeq());
-                flushBacklog(m);
-                markNg(m, why);
-                return;
-            }
-            if (m.damaged && m.sync == SyncState.SYNC) {
-                // Its server lost journal records of it (a node restarted with a damaged journal):
-                // its transaction number may still be right while messages are missing or back.
-                String why = "copy is DAMAGED (its server lost journal records of it)";
-                if (!isOnlyInSyncCopy(m)) {
-                    m.open = true;
-                    markNg(m, why);
-                    return;
-                }
-                event("ALARM: only in-sync copy " + m.node + ": " + why + "; served anyway, acknowledged messages"
-                        + " may be missing or deleted ones back");
-            }
-            m.open = true;
-            m.uncertain = 0;
-            boolean known = m.txn >= 0;
-            if (known && r.txn() == least) {
-                // Only this OPEN advanced the copy: nothing in flight was applied (or it was refused,
-                // which it will be again), so resending it is exact, not a retry.
-                m.backlog.forEach(x -> x.retried = false);
-            }
-            if (known) {
-                // This copy's number moved without the other's (the OPEN, maybe retried requests):
-                // the record's proof that both copies applied the same must not outlive it.
-                m.recordSeq = -1;
-                tainted = true;
-            }
-            m.txn = r.txn();
-            m.predictedTxn = m.txn + queuedMutations(m);
-            rebaseSeq(m, r.lastSeq());
-            if (m.lost) {
-                m.lost = false;
-                event(m.node + " is back (txn " + m.txn + ")");
-            } else if (known) {
-                event(m.node + " reopened on " + m.path + " (txn " + m.txn + ")");
-            }
-            flushBacklog(m);
-            if (tainted && phase == Phase.READY) {
-                writeRecord(); // on disk, the proof of equality must not outlive the retry
-            }
-            if (members.size() < 2 && rebuild == null) {
-                writeRecord();
-                startRebuildIfPossible(null);
-            }
-        } else if (r.status() == Status.STALE_EPOCH) {
-            fence("STALE_EPOCH on OPEN at " + m.node);
-        } else {
-            if (r.status().isIndeterminate()) {
-                m.uncertain++; // it may have reached the node and been applied
-            }
-            if (m.lost) {
-                return; // still away; the next node-up event tries again
-            }
-            pathFailed(m, m.path, "OPEN " + r.status());
-        }
-    }
-
-    /**
-     * After a reopen: the copy holds {@code lastSeq}; what waits to be resent keeps its seqs (those
-     * up to it are answered as repeats), and new mutations follow the highest of them. Dropped
-     * sends (a lost member's) leave no hole: the next seq follows what the copy holds.
-     */
-    static void rebaseSeq(Member m, long lastSeq) {
-        if (lastSeq < 0) {
-            return;
-        }
-        long pending = m.backlog.stream().mapToLong(x -> x.seq).max().orElse(0);
-        m.seq = lastSeq;
-        m.sentSeq = Math.max(lastSeq, pending);
-    }
-
-    static long queuedMutations(Member m) {
-        return m.backlog.stream().filter(s -> s.op.kind.isMutation() || s.op.purpose == ReplicaOp.Purpose.RECORD).count();
-    }
-
-    /** What a rebuild target held back during the last re-append pass goes out now, in order, behind it. */
-    void releaseHeld(Member m) {
-        m.holding = false;
-        while (!m.held.isEmpty()) {
-            Sent s = m.held.poll();
-            if (m.open) {
-                transmit(m, s);
-            } else {
-                m.backlog.add(s);
-            }
-        }
-    }
-
-    /** Sends what waited for the member's handle, in order. */
-    void flushBacklog(Member m) {
-        while (!m.backlog.isEmpty() && m.open) {
-            transmit(m, m.backlog.poll());
-        }
-    }
-
-    /** The member is SYNC and no other member is a reachable SYNC copy: it is never thrown away. */
-    boolean isOnlyInSyncCopy(Member m) {
-        Member other = otherMember(m);
-        return m.sync == SyncState.SYNC && (other == null || other.sync != SyncState.SYNC || other.lost);
-    }
-
-    /**
-     * A member's node is unreachable on both paths. If another SYNC copy is reachable, this copy is
-     * isolated and replaced; otherwise it is the authority and is kept (writes refused) until it
-     * comes back.
-     */
-    void nodeLost(Member m, String why) {
-        if (!members.contains(m) || m.lost) {
-            return;
-        }
-        Member other = otherMember(m);
-        boolean otherSync = other != null && other.sync == SyncState.SYNC && !other.lost && core.health(other.node).up();
-        if (m.sync == SyncState.SYNC && !otherSync) {
-            event(m.node + " lost (" + why + "); it holds the only in-sync copy: writes refused until it is back");
-            m.lost = true;
-            failParked(false, core.clock.nanoTime(), why);
-            m.uncertain += m.inflight.stream().filter(x -> isMutation(x.op)).count()
-                    + m.backlog.stream().filter(x -> x.retried && isMutation(x.op)).count();
-            dropAll(m, null, why);
-            if (other != null && other.sync == SyncState.REBUILDING) {
-                isolate(other, "rebuild source lost");
-            }
-            return;
-        }
-        if (otherSync) {
-            staleCopies.noteIsolated(m.node); // the other copy holds every acknowledged mutation
-        }
-        isolate(m, why);
-        if (phase == Phase.READY) {
-            writeRecord();
-            startRebuildIfPossible(null);
-        }
-    }
-
-    /** The copy disagrees with the other: NG, isolated, and the queue is re-synchronised onto a copy. */
-    void markNg(Member m, String why) {
-        if (!members.contains(m)) {
-            return;
-        }
-        Member other = otherMember(m);
-        if (isOnlyInSyncCopy(m)) {
-            // Never throw away the only in-sync copy: drop the other (rebuilding) one instead.
-            if (other != null) {
-                isolate(other, "disagrees with the only in-sync copy " + m.node + " (" + why + ")");
-                writeRecord();
-                startRebuildIfPossible(null);
-            }
-            return;
-        }
-        if (other != null && other.sync == SyncState.SYNC && !other.lost) {
-            staleCopies.noteIsolated(m.node); // the other copy holds every acknowledged mutation
-        }
-        isolate(m, "sync NG: " + why);
-        if (phase == Phase.READY) {
-            writeRecord();
-            startRebuildIfPossible(null);
-        }
-    }
-
-    void isolate(Member m, String why) {
-        event("isolate " + m.node + " (" + why + ")");
-        members.remove(m);
-        isolated.add(m.node);
-        failParked(false, core.clock.nanoTime(), why);
-        if (rebuild != null && (rebuild.target == m || rebuild.source == m)) {
-            Rebuild r = rebuild;
-            rebuild = null;
-            r.abort("rebuild aborted: " + why);
-            if (r.target != m && members.contains(r.target)) {
-                isolate(r.target, "rebuild source lost");
-            }
-        }
-        dropAll(m, null, why);
-    }
-
-    /** Forgets everything in flight on a member; mutations waiting for it become "not replicated". */
-    void dropAll(Member m, Status failWith, String why) {
-        List<Sent> all = new ArrayList<>(m.inflight);
-        all.addAll(m.backlog);
-        all.addAll(m.held);
-        m.inflight.clear();
-        m.backlog.clear();
-        m.held.clear();
-        m.holding = false;
-        if (m.openToken != 0) {
-            core.forget(m.openToken);
-            m.openToken = 0;
-            m.uncertain++; // an OPEN in flight may still be applied (matters for a lost member that comes back)
-        }
-        m.open = false;
-        for (Sent s : all) {
-            core.forget(s.token);
-            answers.dropped(m, s.op, failWith, why);
-        }
-    }
-
     void fence(String why) {
         if (phase == Phase.FENCED) {
             return;
@@ -733,7 +426,7 @@ public final class QueueReplica {
             rebuild = null;
         }
         for (Member m : members) {
-            dropAll(m, Status.STALE_EPOCH, "queue taken over by a newer epoch");
+            paths.dropAll(m, Status.STALE_EPOCH, "queue taken over by a newer epoch");
         }
         if (wasOpening && openFuture != null && !openFuture.isDone()) {
             openFuture.complete(new OpenResult(Status.STALE_EPOCH, why, null, -1, epoch, 0));
@@ -745,14 +438,14 @@ public final class QueueReplica {
     void onPathDown(String node, NodePath path) {
         Member m = memberOn(node);
         if (m != null && !m.lost && m.path == path) {
-            pathFailed(m, path, "heartbeat");
+            paths.pathFailed(m, path, "heartbeat");
         }
     }
 
     void onNodeDown(String node) {
         Member m = memberOn(node);
         if (m != null) {
-            nodeLost(m, "heartbeat: both paths NG");
+            paths.nodeLost(m, "heartbeat: both paths NG");
         }
     }
 
@@ -767,7 +460,7 @@ public final class QueueReplica {
         Member m = memberOn(node);
         if (m != null && m.lost) {
             m.path = core.health(node).bestPath();
-            openMember(m); // on OK: back, then a partner is rebuilt
+            paths.openMember(m); // on OK: back, then a partner is rebuilt
             return;
         }
         if (members.size() < 2 && rebuild == null) {
@@ -805,12 +498,12 @@ public final class QueueReplica {
                 // The unreachable authority: keep trying to reopen it while its node looks up.
                 if (core.health(m.node).up() && (m.openToken == 0 || now - m.openSentAt > timeout)) {
                     m.path = core.health(m.node).bestPath();
-                    openMember(m);
+                    paths.openMember(m);
                 }
                 continue;
             }
             if (!m.open && m.openToken != 0 && now - m.openSentAt > timeout) {
-                pathFailed(m, m.path, "OPEN timed out");
+                paths.pathFailed(m, m.path, "OPEN timed out");
                 continue;
             }
             if (stalled(m)) {
@@ -818,7 +511,7 @@ public final class QueueReplica {
             }
             Sent oldest = m.inflight.peek();
             if (oldest != null && unanswered(m, oldest, now, timeout)) {
-                pathFailed(m, m.path, "request timed out");
+                paths.pathFailed(m, m.path, "request timed out");
             }
         }
         if (!parked.isEmpty()) {
@@ -851,7 +544,7 @@ public final class QueueReplica {
             rebuild = null;
         }
         for (Member m : new ArrayList<>(members)) {
-            dropAll(m, failWith, why);
+            paths.dropAll(m, failWith, why);
         }
         members.clear();
         phase = Phase.OPENING;
@@ -868,12 +561,12 @@ public final class QueueReplica {
     boolean stalled(Member m) {
         if (m.open && !m.backlog.isEmpty()) {
             event("ALARM: " + m.node + " had " + m.backlog.size() + " request(s) waiting behind an open handle: sent");
-            flushBacklog(m);
+            paths.flushBacklog(m);
             return true;
         }
         if (!m.open && m.openToken == 0) {
             event("ALARM: " + m.node + " had no handle and no OPEN under way: reopened");
-            openMember(m);
+            paths.openMember(m);
             return true;
         }
         return false;
@@ -941,7 +634,7 @@ public final class QueueReplica {
         staleCopies.forget(target);
         rebuild = new Rebuild(this, source, t);
         event("rebuild " + target + " from " + source.node);
-        openMember(t);
+        paths.openMember(t);
         // The target's stream: CLEAR (stale content out), the record, then live mutations and copies.
         ReplicaOp clear = new ReplicaOp(NodeOp.CLEAR, ReplicaOp.Purpose.CLEAR_TARGET, core.clock.nanoTime());
         t.predictedTxn++;
@@ -964,7 +657,7 @@ public final class QueueReplica {
             r.target.seq = rebase.fromPosition;
             r.target.sentSeq = rebase.fromPosition;
         }
-        releaseHeld(r.target);
+        paths.releaseHeld(r.target);
         for (ReplicaOp op : r.deferred) {
             op.ack.complete(op.deferredAck);
         }
@@ -1066,7 +759,7 @@ public final class QueueReplica {
             rebuild = null;
         }
         for (Member m : members) {
-            dropAll(m, Status.BAD_HANDLE, "queue closed");
+            paths.dropAll(m, Status.BAD_HANDLE, "queue closed");
         }
         core.forgetReplica(this);
     }

@@ -141,7 +141,7 @@ final class Rebuild {
 
     void onMarker(NodeResponse r) {
         if (!r.isOk() || r.stat() == null) {
-            replica.markNg(target, "cannot STAT the rebuild source: " + r.status());
+            replica.paths.markNg(target, "cannot STAT the rebuild source: " + r.status());
             return;
         }
         progressed();
@@ -198,7 +198,7 @@ final class Rebuild {
     void onBlock(NodeResponse r) {
         reading = false;
         if (!r.isOk() || r.read() == null) {
-            replica.markNg(target, "cannot READ the rebuild source: " + r.status());
+            replica.paths.markNg(target, "cannot READ the rebuild source: " + r.status());
             return;
         }
         progressed();
@@ -250,7 +250,7 @@ final class Rebuild {
         }
         outstanding--;
         if (effective != Status.OK) {
-            replica.markNg(target, "copy refused: " + effective);
+            replica.paths.markNg(target, "copy refused: " + effective);
             return;
         }
         copied++;
