@@ -262,7 +262,7 @@ final class MemberPaths {
         if (m.sync == SyncState.SYNC && !otherSync) {
             q.event(m.node + " lost (" + why + "); it holds the only in-sync copy: writes refused until it is back");
             m.lost = true;
-            q.failParked(false, q.core.clock.nanoTime(), why);
+            q.timers.failParked(false, q.core.clock.nanoTime(), why);
             m.uncertain += m.inflight.stream().filter(x -> QueueReplica.isMutation(x.op)).count()
                     + m.backlog.stream().filter(x -> x.retried && QueueReplica.isMutation(x.op)).count();
             dropAll(m, null, why);
@@ -310,7 +310,7 @@ final class MemberPaths {
         q.event("isolate " + m.node + " (" + why + ")");
         q.members.remove(m);
         q.isolated.add(m.node);
-        q.failParked(false, q.core.clock.nanoTime(), why);
+        q.timers.failParked(false, q.core.clock.nanoTime(), why);
         if (q.rebuild != null && (q.rebuild.target == m || q.rebuild.source == m)) {
             Rebuild r = q.rebuild;
             q.rebuild = null;

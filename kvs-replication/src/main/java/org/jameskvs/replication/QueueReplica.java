@@ -119,6 +119,8 @@ public final class QueueReplica {
 
     final MemberPaths paths = new MemberPaths(this);
 
+    final Timers timers = new Timers(this);
+
     QueueReplica(ReplicationCore core, String name, String owner) {
         this.core = core;
         this.name = name;
@@ -420,7 +422,7 @@ public final class QueueReplica {
         event("fenced: " + why);
         boolean wasOpening = phase == Phase.OPENING || openRecordOp != null;
         phase = Phase.FENCED;
-        failParked(true, core.clock.nanoTime(), "fenced");
+        timers.failParked(true, core.clock.nanoTime(), "fenced");
         if (rebuild != null) {
             rebuild.abort("fenced");
             rebuild = null;
@@ -480,65 +482,12 @@ public final class QueueReplica {
                 : "no trace left on " + node + ": " + resp.status()));
     }
 
-    void tick(long now) {
-        long timeout = core.config.requestTimeout().toNanos();
-        if (opening != null) {
-            opening.tick(now);
-            return;
-        }
-        if (phase != Phase.READY) {
-            return;
-        }
-        if (generationsUsedUp) {
-            reclaim(Status.TIMEOUT, "the epoch's OPEN generations are used up");
-            return;
-        }
-        for (Member m : new ArrayList<>(members)) {
-            if (m.lost) {
-                // The unreachable authority: keep trying to reopen it while its node looks up.
-                if (core.health(m.node).up() && (m.openToken == 0 || now - m.openSentAt > timeout)) {
-                    m.path = core.health(m.node).bestPath();
-                    paths.openMember(m);
-                }
-                continue;
-            }
-            if (!m.open && m.openToken != 0 && now - m.openSentAt > timeout) {
-                paths.pathFailed(m, m.path, "OPEN timed out");
-                continue;
-            }
-            if (stalled(m)) {
-                continue;
-            }
-            Sent oldest = m.inflight.peek();
-            if (oldest != null && unanswered(m, oldest, now, timeout)) {
-                paths.pathFailed(m, m.path, "request timed out");
-            }
-        }
-        if (!parked.isEmpty()) {
-            failParked(false, now, "tick");
-        }
-        if (phase == Phase.READY && now - lastRenewAt >= core.config.leaseRenew().toNanos()) {
-            lastRenewAt = now;
-            renewals++;
-            writeRecord();
-        }
-        if (phase == Phase.READY && members.size() < 2 && rebuild == null && members.stream().noneMatch(x -> x.lost)) {
-            startRebuildIfPossible(null);
-        }
-        if (phase == Phase.READY && members.stream().noneMatch(x -> x.sync == SyncState.SYNC)) {
-            // No copy is known to be in sync any more (all isolated): find the copies again, as a
-            // restarted owner would (probe, fence with epoch + 1, records).
-            event("no in-sync copy left: reclaiming");
-            reclaim(NOT_REPLICATED, "reclaiming the queue");
-        }
-    }
-
     /**
      * Finds the copies again as a restarted owner would (probe, fence with epoch counter + 1,
      * records); what is in flight ends with {@code failWith}.
      */
     void reclaim(Status failWith, String why) {
-        failParked(true, core.clock.nanoTime(), why);
+        timers.failParked(true, core.clock.nanoTime(), why);
         if (rebuild != null) {
             rebuild.abort(why);
             rebuild = null;
@@ -551,25 +500,6 @@ public final class QueueReplica {
         openFuture = null;
         opening = new OpenProcedure(this, org.jameskvs.client.OpenOptions.writer(owner, Epochs.counter(epoch) + 1), false);
         opening.start();
-    }
-
-    /**
-     * Requests waiting for a member's handle must either be sent (handle open) or have an OPEN under
-     * way that sends them: anything else would leave their calls to the adapter's backstop. Never
-     * expected; repaired and reported as an ALARM if it happens.
-     */
-    boolean stalled(Member m) {
-        if (m.open && !m.backlog.isEmpty()) {
-            event("ALARM: " + m.node + " had " + m.backlog.size() + " request(s) waiting behind an open handle: sent");
-            paths.flushBacklog(m);
-            return true;
-        }
-        if (!m.open && m.openToken == 0) {
-            event("ALARM: " + m.node + " had no handle and no OPEN under way: reopened");
-            paths.openMember(m);
-            return true;
-        }
-        return false;
     }
 
     // ------------------------------------------------------------------ record and rebuild
@@ -677,52 +607,6 @@ public final class QueueReplica {
 
     // ------------------------------------------------------------------ helpers
 
-    /**
-     * Parked mutations whose survivor is gone, or that waited too long, fail (outcome unknown). A
-     * rebuild from their survivor that is still making progress is not "too long": when it completes
-     * they are on two copies (a big queue takes longer to copy than 5 request timeouts, and failing
-     * them then would tell the writer "unknown" about mutations that are applied).
-     */
-    void failParked(boolean all, long now, String why) {
-        long limit = parkLimitNanos();
-        for (Iterator<ReplicaOp> it = parked.iterator(); it.hasNext(); ) {
-            ReplicaOp op = it.next();
-            boolean gone = !members.contains(op.parkedOn) || op.parkedOn.lost || op.parkedOn.sync != SyncState.SYNC;
-            boolean copying = rebuild != null && rebuild.source == op.parkedOn && rebuild.progressedWithin(now, limit);
-            if (all || gone || (now - op.parkedAt > limit && !copying)) {
-                it.remove();
-                op.ack.complete(Ack.failed(all ? Status.TIMEOUT : Status.TIMEOUT,
-                        "a copy was lost before answering and the queue was not re-replicated in time (" + why
-                                + "): outcome unknown"));
-            }
-        }
-    }
-
-    /**
-     * Whether the oldest request in flight to a copy counts as unanswered: the copy has been silent
-     * for {@code requestTimeout} since it was sent (no answer to it nor to anything else of this
-     * copy). A copy that keeps answering is alive and its answers come in request order, so the
-     * oldest one is queued behind them (a client behind with its reading, a node's queue of work):
-     * failing it over would only add a retry to the backlog. Bounded all the same, at the client
-     * connection's own limit (3 request timeouts, counted from the last byte of ours the node
-     * drained: a large frame still being sent is not lost), so that a request lost on a live
-     * connection still ends.
-     */
-    static boolean unanswered(Member m, Sent oldest, long now, long timeout) {
-        return now - Math.max(oldest.sentAt, m.lastAnswerAt) > timeout
-                || now - Math.max(oldest.sentAt, m.lastSendProgressAt) > 3 * timeout;
-    }
-
-    /** How long a parked mutation waits for a rebuild to start, or a rebuild's next step. */
-    long parkLimitNanos() {
-        return core.config.requestTimeout().toNanos() * 5;
-    }
-
-    /** A rebuild of this queue made progress within the park limit: calls parked on it may wait. */
-    boolean rebuildProgressing(long now) {
-        return rebuild != null && rebuild.progressedWithin(now, parkLimitNanos());
-    }
-
     static boolean isMutation(ReplicaOp op) {
         return op.kind.isMutation() || op.purpose == ReplicaOp.Purpose.RECORD;
     }
@@ -753,7 +637,7 @@ public final class QueueReplica {
 
     void close() {
         phase = Phase.CLOSED;
-        failParked(true, core.clock.nanoTime(), "closed");
+        timers.failParked(true, core.clock.nanoTime(), "closed");
         if (rebuild != null) {
             rebuild.abort("queue closed");
             rebuild = null;

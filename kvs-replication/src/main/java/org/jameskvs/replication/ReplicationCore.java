@@ -345,12 +345,12 @@ public final class ReplicationCore {
 
     /**
      * Whether a rebuild of some queue is making progress: mutations parked on it wait until it
-     * completes (see {@code QueueReplica.failParked}), so the adapter's backstop waits too.
+     * completes (see {@code Timers.failParked}), so the adapter's backstop waits too.
      */
     boolean rebuildProgressing() {
         long now = clock.nanoTime();
         for (QueueReplica r : replicas.values()) {
-            if (r.rebuildProgressing(now)) {
+            if (r.timers.rebuildProgressing(now)) {
                 return true;
             }
         }
@@ -395,7 +395,7 @@ public final class ReplicationCore {
             }
         }
         for (QueueReplica r : new ArrayList<>(replicas.values())) {
-            r.tick(now);
+            r.timers.tick(now);
         }
         for (ReadOnlyReplica r : new ArrayList<>(readers)) {
             r.tick(now);
