@@ -2,22 +2,17 @@ package org.jameskvs.replication;
 
 import org.jameskvs.client.Ack;
 import org.jameskvs.client.GetResult;
-import org.jameskvs.client.OpenOptions;
-import org.jameskvs.client.OpenResult;
 import org.jameskvs.client.QueueStat;
 import org.jameskvs.client.ReadResult;
 import org.jameskvs.protocol.Status;
 import org.jameskvs.protocol.StoredMessage;
+import org.jameskvs.replication.QueueReplica.Phase;
+
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import org.jameskvs.replication.QueueReplica.Phase;
 
 /**
  * The answers of the nodes to a {@link QueueReplica}'s requests, and the outcome of the calls they

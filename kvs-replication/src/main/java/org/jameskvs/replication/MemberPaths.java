@@ -1,23 +1,10 @@
 package org.jameskvs.replication;
 
-import org.jameskvs.client.Ack;
-import org.jameskvs.client.GetResult;
-import org.jameskvs.client.OpenOptions;
-import org.jameskvs.client.OpenResult;
-import org.jameskvs.client.QueueStat;
-import org.jameskvs.client.ReadResult;
 import org.jameskvs.protocol.Status;
-import org.jameskvs.protocol.StoredMessage;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import org.jameskvs.replication.QueueReplica.Phase;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The members of a {@link QueueReplica} and their paths: a path that fails switches the member to
@@ -185,11 +172,11 @@ final class MemberPaths {
             }
             flushBacklog(m);
             if (tainted && q.phase == Phase.READY) {
-                q.writeRecord(); // on disk, the proof of equality must not outlive the retry
+                q.records.writeRecord(); // on disk, the proof of equality must not outlive the retry
             }
             if (q.members.size() < 2 && q.rebuild == null) {
-                q.writeRecord();
-                q.startRebuildIfPossible(null);
+                q.records.writeRecord();
+                q.records.startRebuildIfPossible(null);
             }
         } else if (r.status() == Status.STALE_EPOCH) {
             q.fence("STALE_EPOCH on OPEN at " + m.node);
@@ -276,8 +263,8 @@ final class MemberPaths {
         }
         isolate(m, why);
         if (q.phase == Phase.READY) {
-            q.writeRecord();
-            q.startRebuildIfPossible(null);
+            q.records.writeRecord();
+            q.records.startRebuildIfPossible(null);
         }
     }
 
@@ -291,8 +278,8 @@ final class MemberPaths {
             // Never throw away the only in-sync copy: drop the other (rebuilding) one instead.
             if (other != null) {
                 isolate(other, "disagrees with the only in-sync copy " + m.node + " (" + why + ")");
-                q.writeRecord();
-                q.startRebuildIfPossible(null);
+                q.records.writeRecord();
+                q.records.startRebuildIfPossible(null);
             }
             return;
         }
@@ -301,8 +288,8 @@ final class MemberPaths {
         }
         isolate(m, "sync NG: " + why);
         if (q.phase == Phase.READY) {
-            q.writeRecord();
-            q.startRebuildIfPossible(null);
+            q.records.writeRecord();
+            q.records.startRebuildIfPossible(null);
         }
     }
 

@@ -1,18 +1,13 @@
 package org.jameskvs.replication;
 
 import org.jameskvs.client.Ack;
-import org.jameskvs.client.GetResult;
 import org.jameskvs.client.OpenOptions;
 import org.jameskvs.client.OpenResult;
-import org.jameskvs.client.QueueStat;
-import org.jameskvs.client.ReadResult;
 import org.jameskvs.protocol.Status;
-import org.jameskvs.protocol.StoredMessage;
 
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -62,6 +57,12 @@ import java.util.concurrent.CompletableFuture;
  * suffix the reader saw). Every READ result says which space it is in
  * ({@link org.jameskvs.client.ReadResult#positionSpace()}, the value of {@link #readCopyChanges()}
  * when it was sent).
+ * <h2>Parts</h2>
+ * The replica holds the queue's state; its parts, package-private and stateless, hold the
+ * transitions of one concern each: {@link Answers} (node answers, the calls' outcomes),
+ * {@link MemberPaths} (members' paths and liveness, isolation), {@link Timers} (timeouts, parked
+ * mutations, lease renewal) and {@link RecordAndRebuild} (the membership record, a rebuild's start
+ * and end).
  * <h2>Commit point (the writer's reads)</h2>
  * READ and GET never show a message whose PUT is not acknowledged (in flight: READ stops before
  * it) or failed (left out for good): {@link UncommittedPuts}.
@@ -103,12 +104,12 @@ public final class QueueReplica {
      * on the same node (or found again by a reclaim) is a new member: its positions are new too.
      */
     Member readCopy;
-    int readCopyChanges;
+    private int readCopyChanges;
     String lastEvent = "";
     OpenProcedure opening;
-    ReplicaOp openRecordOp;
-    CompletableFuture<OpenResult> openFuture;
-    long openSize;
+    private ReplicaOp openRecordOp;
+    private CompletableFuture<OpenResult> openFuture;
+    private long openSize;
     boolean noTargetReported;
     /** The writer's commit point for its own reads: PUTs not on two copies are not shown. */
     final UncommittedPuts uncommitted = new UncommittedPuts();
@@ -120,6 +121,8 @@ public final class QueueReplica {
     final MemberPaths paths = new MemberPaths(this);
 
     final Timers timers = new Timers(this);
+
+    final RecordAndRebuild records = new RecordAndRebuild(this);
 
     QueueReplica(ReplicationCore core, String name, String owner) {
         this.core = core;
@@ -179,10 +182,10 @@ public final class QueueReplica {
         readCopy = initial.get(0);
         lastRenewAt = core.clock.nanoTime();
         if (members.size() < 2) {
-            startRebuildIfPossible(rebuildTarget);
+            records.startRebuildIfPossible(rebuildTarget);
         }
         if (rebuild == null) {
-            openRecordOp = writeRecord();
+            openRecordOp = records.writeRecord();
         } else {
             openRecordOp = rebuild.recordOp;
         }
@@ -264,7 +267,7 @@ public final class QueueReplica {
             for (Member m : targets) {
                 m.hasRecord = false;
             }
-            writeRecord();
+            records.writeRecord();
         }
         return op.ack;
     }
@@ -284,7 +287,7 @@ public final class QueueReplica {
         sendTo(m, op, false);
     }
 
-    Member readMember() {
+    private Member readMember() {
         Member chosen = null;
         for (Member m : members) {
             if (m.sync == SyncState.SYNC && !m.lost) {
@@ -388,9 +391,11 @@ public final class QueueReplica {
      * Mutations to this copy carry its queue seq (see the protocol's sequenced mutations): an
      * in-sync copy whose seq is known. A rebuild target gets them unsequenced until its REBASE.
      */
-    static boolean sequencing(Member m) {
+    private static boolean sequencing(Member m) {
         return m.sync == SyncState.SYNC && m.sentSeq >= 0;
     }
+
+    // ------------------------------------------------------------------ the open's first record
 
     /** The open completes once its first record is on every copy still a member (at least one). */
     void recordSettled(ReplicaOp op) {
@@ -405,7 +410,7 @@ public final class QueueReplica {
         }
     }
 
-    void completeOpen() {
+    private void completeOpen() {
         if (openFuture == null || openFuture.isDone()) {
             return;
         }
@@ -413,7 +418,7 @@ public final class QueueReplica {
         openFuture.complete(new OpenResult(Status.OK, null, null, -1, epoch, openSize));
     }
 
-    // ------------------------------------------------------------------ failures
+    // ------------------------------------------------------------------ fencing
 
     void fence(String why) {
         if (phase == Phase.FENCED) {
@@ -466,7 +471,7 @@ public final class QueueReplica {
             return;
         }
         if (members.size() < 2 && rebuild == null) {
-            startRebuildIfPossible(null);
+            records.startRebuildIfPossible(null);
         }
     }
 
@@ -475,7 +480,7 @@ public final class QueueReplica {
      * at this writer's epoch: the trace OpenProcedure's check looks for). Best effort: a node that
      * misses it only narrows what a later open can tell, see the open's known limits.
      */
-    void leaveTrace(String node) {
+    private void leaveTrace(String node) {
         NodeRequest open = NodeRequest.open(core.nextToken(), node, core.health(node).bestPath(), name, true,
                 wireEpoch(), owner);
         core.send(open, resp -> event(resp.isOk() ? "trace of the queue left on " + node + " (down at creation)"
@@ -500,109 +505,6 @@ public final class QueueReplica {
         openFuture = null;
         opening = new OpenProcedure(this, org.jameskvs.client.OpenOptions.writer(owner, Epochs.counter(epoch) + 1), false);
         opening.start();
-    }
-
-    // ------------------------------------------------------------------ record and rebuild
-
-    /** Writes a new version of the record to every reachable member; null when there is none. */
-    ReplicaOp writeRecord() {
-        if (phase != Phase.READY) {
-            return null;
-        }
-        List<Member> targets = new ArrayList<>();
-        for (Member m : members) {
-            if (!m.lost) {
-                targets.add(m);
-            }
-        }
-        if (targets.isEmpty()) {
-            return null;
-        }
-        long refSeq = -1;
-        if (targets.size() == 2 && targets.stream().allMatch(m -> m.sync == SyncState.SYNC)
-                && targets.get(0).recordSeq >= 0 && targets.get(0).recordSeq == targets.get(1).recordSeq) {
-            refSeq = targets.get(0).recordSeq;
-        }
-        List<MembershipRecord.Entry> entries = new ArrayList<>();
-        for (Member m : targets) {
-            entries.add(new MembershipRecord.Entry(m.node, m.sync, refSeq >= 0 ? m.recordTxn : -1, m.wireEpoch));
-        }
-        MembershipRecord rec = new MembershipRecord(epoch, ++recordSeq, owner, renewals, refSeq, entries, incarnation);
-        ReplicaOp op = new ReplicaOp(NodeOp.REPLACE, ReplicaOp.Purpose.RECORD, core.clock.nanoTime());
-        op.id = Ids.RECORD_ID;
-        op.state = rec.encode();
-        op.body = new byte[0];
-        op.recordSeq = rec.seq();
-        dispatch(op, targets);
-        return op;
-    }
-
-    /** Starts rebuilding a second copy from the single SYNC one, on the preferred node or the next healthy one. */
-    void startRebuildIfPossible(String preferred) {
-        if (phase != Phase.READY || rebuild != null || members.size() != 1) {
-            return;
-        }
-        Member source = members.get(0);
-        if (source.sync != SyncState.SYNC || source.lost) {
-            return;
-        }
-        Set<String> excluded = new HashSet<>();
-        excluded.add(source.node);
-        String target = preferred != null && core.health(preferred).up() ? preferred
-                : core.placement.replacement(name, excluded, n -> core.health(n).up());
-        if (target == null) {
-            if (!noTargetReported) {
-                noTargetReported = true;
-                event("no node can take a second copy: writes refused");
-            }
-            return;
-        }
-        noTargetReported = false;
-        Member t = new Member(target, SyncState.REBUILDING, core.health(target).bestPath());
-        members.add(t);
-        isolated.remove(target);
-        staleCopies.forget(target);
-        rebuild = new Rebuild(this, source, t);
-        event("rebuild " + target + " from " + source.node);
-        paths.openMember(t);
-        // The target's stream: CLEAR (stale content out), the record, then live mutations and copies.
-        ReplicaOp clear = new ReplicaOp(NodeOp.CLEAR, ReplicaOp.Purpose.CLEAR_TARGET, core.clock.nanoTime());
-        t.predictedTxn++;
-        sendTo(t, clear, false);
-        t.hasRecord = false;
-        rebuild.recordOp = writeRecord();
-        rebuild.start();
-    }
-
-    void rebuildDone(Rebuild r) {
-        if (rebuild != r) {
-            return;
-        }
-        rebuild = null;
-        r.target.sync = SyncState.SYNC;
-        ReplicaOp rebase = r.rebaseOp();
-        if (rebase != null) {
-            sendTo(r.target, rebase, false); // ahead of the held mutations: the same ones then follow on both copies
-            // From here the target's mutations carry seqs, continuing from the source's at the marker.
-            r.target.seq = rebase.fromPosition;
-            r.target.sentSeq = rebase.fromPosition;
-        }
-        paths.releaseHeld(r.target);
-        for (ReplicaOp op : r.deferred) {
-            op.ack.complete(op.deferredAck);
-        }
-        // Mutations sent to the source before this rebuild began precede its marker in the
-        // source's stream, so they were copied: they are now on both copies.
-        for (Iterator<ReplicaOp> it = parked.iterator(); it.hasNext(); ) {
-            ReplicaOp op = it.next();
-            if (op.parkedOn == r.source && op.createdAt <= r.startedAt) {
-                it.remove();
-                op.ack.complete(op.deferredAck);
-            }
-        }
-        event("rebuild of " + r.target.node + " done: " + r.copied + " message(s) copied");
-        writeRecord();
-        staleCopies.clearIfSafe();
     }
 
     // ------------------------------------------------------------------ helpers
@@ -677,7 +579,7 @@ public final class QueueReplica {
         return rows;
     }
 
-    static NetState netState(NodeHealth h, Member m, NodePath p) {
+    private static NetState netState(NodeHealth h, Member m, NodePath p) {
         if (h.state(p) == NetState.NG) {
             return NetState.NG;
         }

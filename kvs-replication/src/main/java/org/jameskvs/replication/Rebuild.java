@@ -164,7 +164,7 @@ final class Rebuild {
             return;
         }
         if (cleared || (cursor >= marker && target.holding)) {
-            replica.rebuildDone(this);
+            replica.records.rebuildDone(this);
             return;
         }
         if (cursor >= marker) {

@@ -1,23 +1,11 @@
 package org.jameskvs.replication;
 
 import org.jameskvs.client.Ack;
-import org.jameskvs.client.GetResult;
-import org.jameskvs.client.OpenOptions;
-import org.jameskvs.client.OpenResult;
-import org.jameskvs.client.QueueStat;
-import org.jameskvs.client.ReadResult;
 import org.jameskvs.protocol.Status;
-import org.jameskvs.protocol.StoredMessage;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import org.jameskvs.replication.QueueReplica.Phase;
+
+import java.util.ArrayList;
+import java.util.Iterator;
 
 /**
  * The clock-driven part of a {@link QueueReplica} ({@link #tick}, every {@code tickMillis}): request
@@ -73,10 +61,10 @@ final class Timers {
         if (q.phase == Phase.READY && now - q.lastRenewAt >= q.core.config.leaseRenew().toNanos()) {
             q.lastRenewAt = now;
             q.renewals++;
-            q.writeRecord();
+            q.records.writeRecord();
         }
         if (q.phase == Phase.READY && q.members.size() < 2 && q.rebuild == null && q.members.stream().noneMatch(x -> x.lost)) {
-            q.startRebuildIfPossible(null);
+            q.records.startRebuildIfPossible(null);
         }
         if (q.phase == Phase.READY && q.members.stream().noneMatch(x -> x.sync == SyncState.SYNC)) {
             // No copy is known to be in sync any more (all isolated): find the copies again, as a

@@ -5,7 +5,8 @@
  * <h2>Layers</h2>
  * <ul>
  * <li><b>The state machine</b> ({@link org.jameskvs.replication.ReplicationCore},
- * {@link org.jameskvs.replication.QueueReplica}, {@code OpenProcedure}, {@code Rebuild},
+ * {@link org.jameskvs.replication.QueueReplica} with its parts {@code Answers}, {@code MemberPaths},
+ * {@code Timers} and {@code RecordAndRebuild}, {@code OpenProcedure}, {@code Rebuild},
  * {@link org.jameskvs.replication.ReadOnlyReplica} for read-only readers): pure and
  * deterministic, single-threaded, driven by client calls, node answers and clock ticks; time and
  * network are injected ({@link org.jameskvs.replication.Clock},
@@ -39,7 +40,10 @@
  * members, a copy on one node, is in one {@link org.jameskvs.replication.SyncState} ({@code SYNC},
  * {@code REBUILDING}; {@code NG} copies are no longer members, only listed as isolated) and may be
  * {@code lost} (a SYNC copy unreachable while it is the only one in sync). Every transition below is
- * a named method of {@code QueueReplica}; nothing else changes these fields.
+ * a named method of {@code QueueReplica} or of one of its parts, which keep no state of their own
+ * (the replica holds it): {@code Answers} (node answers, the calls' outcomes), {@code MemberPaths}
+ * (members' paths and liveness), {@code Timers} (tick, parked mutations), {@code RecordAndRebuild} (the
+ * record, a rebuild's start and end); nothing else changes these fields.
  * <table class="striped">
  * <caption>Queue phase</caption>
  * <tr><th>phase</th><th>event</th><th>next</th><th>action</th></tr>
@@ -54,7 +58,7 @@
  * <tr><td>READY</td><td>STALE_EPOCH from any copy ({@code fence})</td><td>FENCED</td><td>everything in
  * flight and every later call fail STALE_EPOCH</td></tr>
  * <tr><td>READY</td><td>no SYNC copy left, or the epoch's OPEN generations used up
- * ({@code tick} -&gt; {@code reclaim})</td><td>OPENING</td><td>in flight fails; probe, fence at epoch
+ * ({@code Timers.tick} -&gt; {@code reclaim})</td><td>OPENING</td><td>in flight fails; probe, fence at epoch
  * + 1, follow the newest record</td></tr>
  * <tr><td>any</td><td>{@code close}</td><td>CLOSED</td><td>in flight fails</td></tr>
  * </table>
@@ -62,39 +66,39 @@
  * <caption>One copy (member), phase READY</caption>
  * <tr><th>state</th><th>event</th><th>next</th><th>action</th></tr>
  * <tr><td>SYNC / REBUILDING</td><td>mutation answered at the expected seq (or transaction)
- * ({@code onAnswer}, {@code account})</td><td>same</td><td>the call completes once both members
+ * ({@code Answers.onAnswer}, {@code Answers.account})</td><td>same</td><td>the call completes once both members
  * answered</td></tr>
- * <tr><td>SYNC / REBUILDING</td><td>SEQ_GAP above what the copy answered ({@code resequence})</td>
+ * <tr><td>SYNC / REBUILDING</td><td>SEQ_GAP above what the copy answered ({@code Answers.resequence})</td>
  * <td>same</td><td>the suffix is sent again</td></tr>
  * <tr><td>SYNC / REBUILDING</td><td>answer out of step: a seq below one it answered, SEQ_TOO_OLD, a
- * transaction number off, a read below its own number ({@code markNg})</td><td>NG (isolated), unless
+ * transaction number off, a read below its own number ({@code MemberPaths.markNg})</td><td>NG (isolated), unless
  * it is the only SYNC copy: then the other copy is isolated and this one re-based with an
  * ALARM</td><td>record written; a rebuild onto the next healthy node</td></tr>
  * <tr><td>SYNC / REBUILDING</td><td>a request silent for {@code requestTimeout}, or its path NG by
- * heartbeat, the other path usable ({@code pathFailed} -&gt; {@code reopen})</td><td>same</td><td>OPEN
+ * heartbeat, the other path usable ({@code MemberPaths.pathFailed} -&gt; {@code MemberPaths.reopen})</td><td>same</td><td>OPEN
  * on the other path (next generation), then the unanswered requests again, in order</td></tr>
  * <tr><td>SYNC, the other copy SYNC and reachable; or REBUILDING</td><td>both paths NG
- * ({@code nodeLost})</td><td>NG (isolated)</td><td>record written; a rebuild onto the next healthy
+ * ({@code MemberPaths.nodeLost})</td><td>NG (isolated)</td><td>record written; a rebuild onto the next healthy
  * node; mutations the survivor applied wait (parked) for it</td></tr>
- * <tr><td>SYNC, the only reachable SYNC copy</td><td>both paths NG ({@code nodeLost})</td>
+ * <tr><td>SYNC, the only reachable SYNC copy</td><td>both paths NG ({@code MemberPaths.nodeLost})</td>
  * <td>SYNC, lost</td><td>writes refused (STORAGE_ERROR) until it is back; a REBUILDING partner is
  * isolated</td></tr>
  * <tr><td>SYNC, lost</td><td>its node up, reopen answered within the expected seq bounds
- * ({@code onNodeUp}, {@code onOpenAnswer})</td><td>SYNC</td><td>waiting requests sent; a partner
+ * ({@code onNodeUp}, {@code MemberPaths.onOpenAnswer})</td><td>SYNC</td><td>waiting requests sent; a partner
  * rebuilt</td></tr>
  * <tr><td>SYNC, lost</td><td>reopen answered outside the bounds</td><td>SYNC, re-based (ALARM: DATA
- * LOSS)</td><td>as {@code markNg} on the only SYNC copy</td></tr>
+ * LOSS)</td><td>as {@code MemberPaths.markNg} on the only SYNC copy</td></tr>
  * <tr><td>any</td><td>reopen answer flags the copy DAMAGED</td><td>NG unless it is the only SYNC copy
  * (then served, ALARM)</td><td>a rebuild from the intact copy</td></tr>
- * <tr><td>(new member)</td><td>fewer than two members, a node up ({@code startRebuildIfPossible})</td>
+ * <tr><td>(new member)</td><td>fewer than two members, a node up ({@code RecordAndRebuild.startRebuildIfPossible})</td>
  * <td>REBUILDING</td><td>CLEAR, record, block-wise copy from the SYNC copy while mutations go to
  * both ({@link org.jameskvs.replication.Rebuild})</td></tr>
- * <tr><td>REBUILDING</td><td>last block copied ({@code rebuildDone})</td><td>SYNC</td><td>REBASE to the
+ * <tr><td>REBUILDING</td><td>last block copied ({@code RecordAndRebuild.rebuildDone})</td><td>SYNC</td><td>REBASE to the
  * source's (seq, digest); held mutations released; parked calls acknowledged; record written</td></tr>
  * <tr><td>REBUILDING</td><td>its source isolated or lost</td><td>NG (isolated)</td><td>the rebuild is
  * aborted</td></tr>
  * </table>
- * Timers ({@code tick}, every {@code tickMillis}): request and OPEN timeouts (above), parked mutations
+ * Timers ({@code Timers.tick}, every {@code tickMillis}): request and OPEN timeouts (above), parked mutations
  * failing when no rebuild progresses for 5 request timeouts, the lease renewal (a record write every
  * {@code leaseRenew}).
  *

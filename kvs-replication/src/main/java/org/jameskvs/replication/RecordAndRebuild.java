@@ -1,0 +1,123 @@
+package org.jameskvs.replication;
+
+import org.jameskvs.replication.QueueReplica.Phase;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The membership record a {@link QueueReplica} writes on its copies ({@link #writeRecord}, see
+ * {@link MembershipRecord}), and the start and end of a rebuild of a second copy
+ * ({@link #startRebuildIfPossible}, {@link #rebuildDone}; the copying itself is {@link Rebuild}'s).
+ * Part of the queue's state machine: single-threaded, state kept in the replica.
+ */
+final class RecordAndRebuild {
+    private final QueueReplica q;
+
+    RecordAndRebuild(QueueReplica q) {
+        this.q = q;
+    }
+
+    /** Writes a new version of the record to every reachable member; null when there is none. */
+    ReplicaOp writeRecord() {
+        if (q.phase != Phase.READY) {
+            return null;
+        }
+        List<Member> targets = new ArrayList<>();
+        for (Member m : q.members) {
+            if (!m.lost) {
+                targets.add(m);
+            }
+        }
+        if (targets.isEmpty()) {
+            return null;
+        }
+        long refSeq = -1;
+        if (targets.size() == 2 && targets.stream().allMatch(m -> m.sync == SyncState.SYNC)
+                && targets.get(0).recordSeq >= 0 && targets.get(0).recordSeq == targets.get(1).recordSeq) {
+            refSeq = targets.get(0).recordSeq;
+        }
+        List<MembershipRecord.Entry> entries = new ArrayList<>();
+        for (Member m : targets) {
+            entries.add(new MembershipRecord.Entry(m.node, m.sync, refSeq >= 0 ? m.recordTxn : -1, m.wireEpoch));
+        }
+        MembershipRecord rec = new MembershipRecord(q.epoch, ++q.recordSeq, q.owner, q.renewals, refSeq, entries, q.incarnation);
+        ReplicaOp op = new ReplicaOp(NodeOp.REPLACE, ReplicaOp.Purpose.RECORD, q.core.clock.nanoTime());
+        op.id = Ids.RECORD_ID;
+        op.state = rec.encode();
+        op.body = new byte[0];
+        op.recordSeq = rec.seq();
+        q.dispatch(op, targets);
+        return op;
+    }
+
+    /** Starts rebuilding a second copy from the single SYNC one, on the preferred node or the next healthy one. */
+    void startRebuildIfPossible(String preferred) {
+        if (q.phase != Phase.READY || q.rebuild != null || q.members.size() != 1) {
+            return;
+        }
+        Member source = q.members.get(0);
+        if (source.sync != SyncState.SYNC || source.lost) {
+            return;
+        }
+        Set<String> excluded = new HashSet<>();
+        excluded.add(source.node);
+        String target = preferred != null && q.core.health(preferred).up() ? preferred
+                : q.core.placement.replacement(q.name, excluded, n -> q.core.health(n).up());
+        if (target == null) {
+            if (!q.noTargetReported) {
+                q.noTargetReported = true;
+                q.event("no node can take a second copy: writes refused");
+            }
+            return;
+        }
+        q.noTargetReported = false;
+        Member t = new Member(target, SyncState.REBUILDING, q.core.health(target).bestPath());
+        q.members.add(t);
+        q.isolated.remove(target);
+        q.staleCopies.forget(target);
+        q.rebuild = new Rebuild(q, source, t);
+        q.event("rebuild " + target + " from " + source.node);
+        q.paths.openMember(t);
+        // The target's stream: CLEAR (stale content out), the record, then live mutations and copies.
+        ReplicaOp clear = new ReplicaOp(NodeOp.CLEAR, ReplicaOp.Purpose.CLEAR_TARGET, q.core.clock.nanoTime());
+        t.predictedTxn++;
+        q.sendTo(t, clear, false);
+        t.hasRecord = false;
+        q.rebuild.recordOp = writeRecord();
+        q.rebuild.start();
+    }
+
+    void rebuildDone(Rebuild r) {
+        if (q.rebuild != r) {
+            return;
+        }
+        q.rebuild = null;
+        r.target.sync = SyncState.SYNC;
+        ReplicaOp rebase = r.rebaseOp();
+        if (rebase != null) {
+            q.sendTo(r.target, rebase, false); // ahead of the held mutations: the same ones then follow on both copies
+            // From here the target's mutations carry seqs, continuing from the source's at the marker.
+            r.target.seq = rebase.fromPosition;
+            r.target.sentSeq = rebase.fromPosition;
+        }
+        q.paths.releaseHeld(r.target);
+        for (ReplicaOp op : r.deferred) {
+            op.ack.complete(op.deferredAck);
+        }
+        // Mutations sent to the source before this rebuild began precede its marker in the
+        // source's stream, so they were copied: they are now on both copies.
+        for (Iterator<ReplicaOp> it = q.parked.iterator(); it.hasNext(); ) {
+            ReplicaOp op = it.next();
+            if (op.parkedOn == r.source && op.createdAt <= r.startedAt) {
+                it.remove();
+                op.ack.complete(op.deferredAck);
+            }
+        }
+        q.event("rebuild of " + r.target.node + " done: " + r.copied + " message(s) copied");
+        writeRecord();
+        q.staleCopies.clearIfSafe();
+    }}
