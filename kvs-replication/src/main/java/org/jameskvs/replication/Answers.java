@@ -408,4 +408,5 @@ final class Answers {
                 }
             }
         }
-    }}
+    }
+}

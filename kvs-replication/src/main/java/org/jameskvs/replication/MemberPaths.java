@@ -328,4 +328,5 @@ final class MemberPaths {
             q.core.forget(s.token);
             q.answers.dropped(m, s.op, failWith, why);
         }
-    }}
+    }
+}

@@ -120,4 +120,5 @@ final class RecordAndRebuild {
         q.event("rebuild of " + r.target.node + " done: " + r.copied + " message(s) copied");
         writeRecord();
         q.staleCopies.clearIfSafe();
-    }}
+    }
+}

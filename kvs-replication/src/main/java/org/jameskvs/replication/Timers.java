@@ -137,4 +137,5 @@ final class Timers {
     /** A rebuild of this queue made progress within the park limit: calls parked on it may wait. */
     boolean rebuildProgressing(long now) {
         return q.rebuild != null && q.rebuild.progressedWithin(now, parkLimitNanos());
-    }}
+    }
+}
