@@ -253,7 +253,7 @@ final class Answers {
         if (op.degraded || current < 2) {
             // One copy applied it and the other was lost. The next rebuild copies everything the
             // survivor holds, so the mutation will be on two copies when it completes: the ack
-            // waits for that instead of failing (bounded: see failParked).
+            // waits for that instead of failing (bounded: see Timers.failParked).
             Member survivor = null;
             for (Map.Entry<Member, Status> e : op.effective.entrySet()) {
                 if (q.members.contains(e.getKey()) && e.getKey().sync == SyncState.SYNC && e.getValue() == Status.OK

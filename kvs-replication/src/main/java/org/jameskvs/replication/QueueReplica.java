@@ -116,12 +116,10 @@ public final class QueueReplica {
     /** Mutations on one copy, waiting for a rebuild to put them on a second one before their ack. */
     final List<ReplicaOp> parked = new ArrayList<>();
 
+    /** The parts that hold the transitions of one concern each (see "Parts" above); the state stays here. */
     final Answers answers = new Answers(this);
-
     final MemberPaths paths = new MemberPaths(this);
-
     final Timers timers = new Timers(this);
-
     final RecordAndRebuild records = new RecordAndRebuild(this);
 
     QueueReplica(ReplicationCore core, String name, String owner) {
