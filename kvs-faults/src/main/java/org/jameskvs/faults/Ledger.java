@@ -26,19 +26,30 @@ public final class Ledger implements LoadLoop.Listener {
     private final AtomicLong healAt = new AtomicLong(Long.MAX_VALUE);
     private final AtomicLong ackedAfterFault = new AtomicLong();
     private final AtomicLong ackedAfterHeal = new AtomicLong();
+    /** Puts issued since the last phase began (the load's start, the fault, the heal). */
+    private final AtomicLong issuedInPhase = new AtomicLong();
 
     /** Marks the moment a fault was injected (System.nanoTime of this machine). */
     public void markFault() {
-        faultAt.compareAndSet(Long.MAX_VALUE, System.nanoTime());
+        markFault(System.nanoTime());
     }
 
     public void markFault(long nanoTime) {
-        faultAt.compareAndSet(Long.MAX_VALUE, nanoTime);
+        if (faultAt.compareAndSet(Long.MAX_VALUE, nanoTime)) {
+            issuedInPhase.set(0);
+        }
     }
 
     /** Marks the moment a fault was healed. */
     public void markHeal() {
-        healAt.compareAndSet(Long.MAX_VALUE, System.nanoTime());
+        if (healAt.compareAndSet(Long.MAX_VALUE, System.nanoTime())) {
+            issuedInPhase.set(0);
+        }
+    }
+
+    /** Puts issued since the last phase began: the load's start, the fault, the heal. */
+    public long issuedInPhase() {
+        return issuedInPhase.get();
     }
 
     /** Acknowledged puts that were issued after the fault was marked. */
@@ -66,6 +77,7 @@ public final class Ledger implements LoadLoop.Listener {
     @Override
     public void onPutIssued(String id) {
         attempted.add(id);
+        issuedInPhase.incrementAndGet();
     }
 
     @Override

@@ -41,6 +41,16 @@ public final class LoadLoop {
      */
     public static int run(KvsQueue q, String prefix, int maxCount, long millis, int deleteEvery, int window,
                           Listener l, BooleanSupplier stop) throws InterruptedException {
+        return run(q, prefix, maxCount, millis, deleteEvery, window, l, stop, () -> false);
+    }
+
+    /**
+     * The same; while {@code hold} says so no put is issued (the bounds are still checked): a
+     * scenario keeps a phase's puts within a budget, so that a fast machine does not spend the whole
+     * count before the fault or the heal comes.
+     */
+    public static int run(KvsQueue q, String prefix, int maxCount, long millis, int deleteEvery, int window,
+                          Listener l, BooleanSupplier stop, BooleanSupplier hold) throws InterruptedException {
         Semaphore permits = new Semaphore(window);
         AtomicInteger deletesOut = new AtomicInteger();
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
@@ -48,6 +58,10 @@ public final class LoadLoop {
         Arrays.fill(filler, (byte) 'x');
         int i = 0;
         while (i < maxCount && System.nanoTime() < end && !stop.getAsBoolean()) {
+            if (hold.getAsBoolean()) {
+                Thread.sleep(10);
+                continue;
+            }
             if (!permits.tryAcquire(100, TimeUnit.MILLISECONDS)) {
                 continue; // a stalled copy: keep checking the bounds
             }

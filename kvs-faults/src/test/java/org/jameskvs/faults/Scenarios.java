@@ -41,6 +41,12 @@ final class Scenarios {
     /** Bounds of one scenario's load: puts issued, and time (each wait fails past it). */
     static final int MAX_COUNT = Integer.getInteger("faults.maxCount", 100_000);
     static final long MAX_LOAD_MILLIS = Long.getLong("faults.maxLoadMillis", 120_000);
+    /**
+     * Puts one phase (before the fault, through it, after the heal) may issue; beyond it the load
+     * waits for the next phase. Three phases stay below {@link #MAX_COUNT}, so a fast machine cannot
+     * spend the whole count before the heal (a restart takes seconds) and end the load early.
+     */
+    static final int PHASE_BUDGET = MAX_COUNT / 4;
     /** Puts per load phase of the damaged-journal scenarios. */
     static final int PHASE_PUTS = Integer.getInteger("faults.phasePuts", 5000);
     static final String OWNER = "james-a";
@@ -72,7 +78,7 @@ final class Scenarios {
             watcher = new TableWatcher(opener, queue, victim, fault == null ? ledger : null);
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MAX_LOAD_MILLIS);
             Future<Integer> load = loader.submit(() -> LoadLoop.run(q, name, MAX_COUNT, MAX_LOAD_MILLIS, 5, 32, ledger,
-                    enough::get));
+                    enough::get, () -> ledger.issuedInPhase() >= PHASE_BUDGET));
             await(name, "puts acknowledged before the fault", load, deadline,
                     () -> ledger.acked.size() >= ACKS_BEFORE_FAULT, ledger);
             if (fault != null) {
