@@ -118,7 +118,10 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  * without the next position) are read as they are. A journal written by version 1 (one record per
  * document) is read as one-record blocks, records of layout 1 as before (a queue without a stated
  * seq starts its digest at its oldest record replayed, so copies upgraded from it compare
- * different once and one is rebuilt); a block of an unknown version is a bad block.
+ * different once and one is rebuilt); a block of an unknown version is a bad block. A PUT record
+ * from its position on is the wire's message record ({@link org.jameskvs.protocol.MessageRecordDescriptor},
+ * see "The message record is the journal's PUT tail" in {@link org.jameskvs.protocol}): a change of
+ * that layout is a change of this format.
  * <p><b>Compaction never loses an acknowledged message</b>: a survivor's COPY record is written, and
  * its location switched to it, before the old file is deleted; files are deleted oldest first, so
  * DELETE records always outlive the PUTs they kill.
