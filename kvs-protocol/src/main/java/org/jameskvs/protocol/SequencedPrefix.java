@@ -37,6 +37,8 @@ public final class SequencedPrefix {
 
     /**
      * Reads the prefix of a sequenced mutation (reader index at the payload, left after the prefix).
+     * {@code flags} are the request header's: a field added after the queue seq under a flag of its
+     * own is read here when that flag is set, as {@link #begin} writes it.
      *
      * @throws MalformedPayloadException when truncated or the queue seq is not &gt;= 1
      */
