@@ -10,8 +10,13 @@ public final class DeleteCodec {
     /** {@code flags}: 0 or {@link RequestDescriptor#FLAG_SEQUENCED} (then {@code queueSeq} is sent). */
     public static void writeRequest(ByteBuf out, long seq, int handle, int flags, long queueSeq, byte[] id) {
         int start = SequencedPrefix.begin(out, Opcode.DELETE, seq, handle, flags, queueSeq);
-        Wire.writeId(out, id);
+        writePayload(out, id);
         Frames.finishFrame(out, start);
+    }
+
+    /** The payload after the header and any {@link SequencedPrefix} (see {@link PutCodec#writePayload}). */
+    public static void writePayload(ByteBuf out, byte[] id) {
+        Wire.writeId(out, id);
     }
 
     /** Reads the request's id (reader index after any {@link SequencedPrefix}). */

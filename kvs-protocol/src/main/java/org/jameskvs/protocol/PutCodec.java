@@ -31,6 +31,16 @@ public final class PutCodec {
     public static void writeRequest(ByteBuf out, long seq, int handle, int flags, long queueSeq, long position,
                                     byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
         int start = SequencedPrefix.begin(out, Opcode.PUT, seq, handle, flags, queueSeq);
+        writePayload(out, flags, position, id, priority, notBefore, state, body);
+        Frames.finishFrame(out, start);
+    }
+
+    /**
+     * Writes the payload after the header and any {@link SequencedPrefix}: for a caller that starts
+     * the frame itself (a prefix with more fields), then finishes it ({@link Frames#finishFrame}).
+     */
+    public static void writePayload(ByteBuf out, int flags, long position, byte[] id, int priority, long notBefore,
+                                    byte[] state, byte[] body) {
         if ((flags & RequestDescriptor.FLAG_POSITIONED) != 0) {
             out.writeLong(position);
         }
@@ -39,7 +49,6 @@ public final class PutCodec {
         out.writeLong(notBefore);
         Wire.writeBlob(out, state);
         out.writeBytes(body);
-        Frames.finishFrame(out, start);
     }
 
     /**

@@ -18,11 +18,16 @@ public final class ReplaceCodec {
     public static void writeRequest(ByteBuf out, long seq, int handle, int flags, long queueSeq, byte[] id,
                                     int priority, long notBefore, byte[] state) {
         int start = SequencedPrefix.begin(out, Opcode.REPLACE, seq, handle, flags, queueSeq);
+        writePayload(out, id, priority, notBefore, state);
+        Frames.finishFrame(out, start);
+    }
+
+    /** The payload after the header and any {@link SequencedPrefix} (see {@link PutCodec#writePayload}). */
+    public static void writePayload(ByteBuf out, byte[] id, int priority, long notBefore, byte[] state) {
         Wire.writeId(out, id);
         out.writeByte(priority);
         out.writeLong(notBefore);
         Wire.writeBlob(out, state);
-        Frames.finishFrame(out, start);
     }
 
     /** Reads the payload (reader index after any {@link SequencedPrefix}). */

@@ -4,9 +4,11 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * The fields a mutation's payload starts with when its header has {@link RequestDescriptor#FLAG_SEQUENCED}
- * (PUT, DELETE, REPLACE, CLEAR): {@code i64 queue seq}. The one place that writes and reads them;
- * a flag that adds a field after the queue seq adds it here (writer and reader), and every
- * operation's codec and the server pick it up.
+ * (PUT, DELETE, REPLACE, CLEAR): {@code i64 queue seq}. The one place that writes and reads them.
+ * A flag that adds a field after the queue seq adds it here: to {@link #wrap} (the server reads
+ * every prefix there) and to a {@link #begin} variant, after which a caller writes the operation's
+ * payload with its codec's {@code writePayload} ({@link PutCodec#writePayload},
+ * {@link DeleteCodec#writePayload}, {@link ReplaceCodec#writePayload}; CLEAR has none).
  * <p>Reader: a flyweight, reused per request ({@link #wrap}); not thread-safe.
  */
 public final class SequencedPrefix {
