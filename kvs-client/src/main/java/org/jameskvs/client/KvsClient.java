@@ -12,7 +12,9 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AttributeKey;
+import org.jameskvs.protocol.ListCodec;
 import org.jameskvs.protocol.Opcode;
+import org.jameskvs.protocol.PingCodec;
 import org.jameskvs.protocol.QueueFlags;
 import org.jameskvs.protocol.Requests;
 import org.jameskvs.protocol.Status;
@@ -163,10 +165,10 @@ public final class KvsClient implements AutoCloseable {
     public CompletableFuture<Ack> ping() {
         ClientConnection conn = readyConnection();
         if (conn == null) {
-            return Request.failed(ResultDecoders.ACK_WITH_VALUE, Status.CONNECTION_LOST, notConnectedReason());
+            return Request.failed(ResultDecoders.PING, Status.CONNECTION_LOST, notConnectedReason());
         }
         return conn.submit(new Request<>(Opcode.PING, 0, SMALL_REQUEST_HINT, deadline(),
-                (out, seq, h) -> Requests.empty(out, Opcode.PING, seq, 0), ResultDecoders.ACK_WITH_VALUE));
+                (out, seq, h) -> PingCodec.writeRequest(out, seq), ResultDecoders.PING));
     }
 
     /** Every queue on the server, with its size and transaction number. */
@@ -176,7 +178,7 @@ public final class KvsClient implements AutoCloseable {
             return Request.failed(ResultDecoders.LIST, Status.CONNECTION_LOST, notConnectedReason());
         }
         return conn.submit(new Request<>(Opcode.LIST, 0, SMALL_REQUEST_HINT, deadline(),
-                (out, seq, h) -> Requests.empty(out, Opcode.LIST, seq, 0), ResultDecoders.LIST));
+                (out, seq, h) -> ListCodec.writeRequest(out, seq), ResultDecoders.LIST));
     }
 
     /** Connected and authenticated: calls are being sent (queues may still be re-opening). */

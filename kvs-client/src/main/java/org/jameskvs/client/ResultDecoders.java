@@ -1,22 +1,28 @@
 package org.jameskvs.client;
 
 import io.netty.buffer.ByteBuf;
-import org.jameskvs.protocol.MalformedPayloadException;
+import org.jameskvs.protocol.ErrorResponse;
+import org.jameskvs.protocol.GetCodec;
+import org.jameskvs.protocol.ListCodec;
+import org.jameskvs.protocol.MessageRecord;
+import org.jameskvs.protocol.OpenCodec;
+import org.jameskvs.protocol.PingCodec;
+import org.jameskvs.protocol.PutCodec;
+import org.jameskvs.protocol.ReadCodec;
+import org.jameskvs.protocol.StatCodec;
 import org.jameskvs.protocol.Status;
 import org.jameskvs.protocol.StoredMessage;
-import org.jameskvs.protocol.Wire;
 
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
-/** Payload decoders of every response, as specified in {@link org.jameskvs.protocol}. Stateless singletons. */
+/**
+ * The client's results of every response: each turns what its operation's codec in
+ * {@link org.jameskvs.protocol} reads ({@link PutCodec}, {@link ReadCodec}, ...) into the result
+ * type. Stateless singletons.
+ */
 final class ResultDecoders {
-    /** Smallest message record: position, 1-byte id, priority, notBefore, two empty blobs. */
-    private static final int MIN_RECORD_BYTES = 8 + 2 + 1 + 8 + 4 + 4;
-    /** Smallest LIST row: empty name, size, txn. */
-    private static final int MIN_LIST_ROW_BYTES = 2 + 8 + 8;
-
     private ResultDecoders() {
     }
 
@@ -38,15 +44,15 @@ final class ResultDecoders {
 
         @Override
         public Ack failed(Status status, long txn, String reason, ByteBuf rest) {
-            return new Ack(status, txn, gapLastSeq(status, rest), reason);
+            return new Ack(status, txn, ErrorResponse.readSeqGapLastSeq(status, rest), reason);
         }
     };
 
-    /** PUT (position) and PING (server time): an i64 payload. */
+    /** PUT: the position. */
     static final ResultDecoder<Ack> ACK_WITH_VALUE = new ResultDecoder<>() {
         @Override
         public Ack ok(long txn, ByteBuf payload) {
-            return new Ack(Status.OK, txn, Wire.readLong(payload), null);
+            return new Ack(Status.OK, txn, PutCodec.readOk(payload), null);
         }
 
         @Override
@@ -56,14 +62,27 @@ final class ResultDecoders {
 
         @Override
         public Ack failed(Status status, long txn, String reason, ByteBuf rest) {
-            return new Ack(status, txn, gapLastSeq(status, rest), reason);
+            return new Ack(status, txn, ErrorResponse.readSeqGapLastSeq(status, rest), reason);
+        }
+    };
+
+    /** PING: the server's time. */
+    static final ResultDecoder<Ack> PING = new ResultDecoder<>() {
+        @Override
+        public Ack ok(long txn, ByteBuf payload) {
+            return new Ack(Status.OK, txn, PingCodec.readOk(payload), null);
+        }
+
+        @Override
+        public Ack failed(Status status, long txn, String reason) {
+            return new Ack(status, txn, 0, reason);
         }
     };
 
     static final ResultDecoder<GetResult> GET = new ResultDecoder<>() {
         @Override
         public GetResult ok(long txn, ByteBuf payload) {
-            return new GetResult(Status.OK, null, txn, StoredMessage.readRecord(payload));
+            return new GetResult(Status.OK, null, txn, GetCodec.readOk(payload));
         }
 
         @Override
@@ -75,11 +94,11 @@ final class ResultDecoders {
     static final ResultDecoder<ReadResult> READ = new ResultDecoder<>() {
         @Override
         public ReadResult ok(long txn, ByteBuf payload) {
-            long next = Wire.readLong(payload);
-            int count = checkCount(Wire.readInt(payload), payload, MIN_RECORD_BYTES);
+            long next = ReadCodec.readOkNextPosition(payload);
+            int count = ReadCodec.readOkCount(payload);
             List<StoredMessage> messages = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
-                messages.add(StoredMessage.readRecord(payload));
+                messages.add(MessageRecord.read(payload));
             }
             return new ReadResult(Status.OK, null, txn, next, Collections.unmodifiableList(messages));
         }
@@ -93,9 +112,9 @@ final class ResultDecoders {
     static final ResultDecoder<QueueStat> STAT = new ResultDecoder<>() {
         @Override
         public QueueStat ok(long txn, ByteBuf p) {
-            return new QueueStat(Status.OK, null, txn, Wire.readLong(p), Wire.readLong(p), Wire.readLong(p),
-                    Wire.readLong(p), Wire.readLong(p), Wire.readLong(p), Wire.readString(p), queueFlags(p),
-                    lastSeq(p), Wire.readLong(p));
+            StatCodec.Answer a = new StatCodec.Answer().wrap(p);
+            return new QueueStat(Status.OK, null, txn, a.size(), a.bytes(), a.firstPosition(), a.nextPosition(),
+                    a.earliestNotBefore(), a.epoch(), a.owner(), a.queueFlags(), a.lastSeq(), a.digest());
         }
 
         @Override
@@ -107,10 +126,12 @@ final class ResultDecoders {
     static final ResultDecoder<ListResult> LIST = new ResultDecoder<>() {
         @Override
         public ListResult ok(long txn, ByteBuf payload) {
-            int count = checkCount(Wire.readInt(payload), payload, MIN_LIST_ROW_BYTES);
+            int count = ListCodec.readOkCount(payload);
             List<QueueInfo> queues = new ArrayList<>(count);
+            ListCodec.Row row = new ListCodec.Row();
             for (int i = 0; i < count; i++) {
-                queues.add(new QueueInfo(Wire.readString(payload), Wire.readLong(payload), Wire.readLong(payload)));
+                row.wrap(payload);
+                queues.add(new QueueInfo(row.name(), row.size(), row.txn()));
             }
             return new ListResult(Status.OK, null, Collections.unmodifiableList(queues));
         }
@@ -124,8 +145,9 @@ final class ResultDecoders {
     static final ResultDecoder<Opened> OPENED = new ResultDecoder<>() {
         @Override
         public Opened ok(long txn, ByteBuf p) {
-            return new Opened(Status.OK, null, txn, Wire.readInt(p), Wire.readLong(p), Wire.readLong(p), queueFlags(p),
-                    lastSeq(p), Wire.readLong(p));
+            OpenCodec.Answer a = new OpenCodec.Answer().wrap(p);
+            return new Opened(Status.OK, null, txn, a.handle(), a.epoch(), a.size(), a.queueFlags(), a.lastSeq(),
+                    a.digest());
         }
 
         @Override
@@ -136,42 +158,6 @@ final class ResultDecoders {
 
     /** Reads the reason string of an error response; tolerates a server that sent none. */
     static String reason(ByteBuf payload, Status status) {
-        if (payload.readableBytes() < 2) {
-            return status.description();
-        }
-        try {
-            return Wire.readString(payload);
-        } catch (MalformedPayloadException e) {
-            return status.description();
-        }
-    }
-
-    /**
-     * The {@code u8 queue flags} that end OPEN and STAT answers; 0 when the server sent none (it
-     * predates them: the byte was added after every other field).
-     */
-    private static int queueFlags(ByteBuf payload) {
-        return payload.isReadable() ? payload.readUnsignedByte() : 0;
-    }
-
-    /**
-     * The {@code i64 last seq} after the queue flags; the digest follows it. Protocol version 2
-     * always sends both (a version-1 server is refused at the first frame).
-     */
-    private static long lastSeq(ByteBuf payload) {
-        return Wire.readLong(payload);
-    }
-
-    /** SEQ_GAP's i64 after the reason: the server's last seq (0 for other statuses or when absent). */
-    private static long gapLastSeq(Status status, ByteBuf rest) {
-        return status == Status.SEQ_GAP && rest.readableBytes() >= 8 ? rest.readLong() : 0;
-    }
-
-    /** Rejects counts the frame cannot hold before anything is allocated for them. */
-    private static int checkCount(int count, ByteBuf payload, int minBytesEach) {
-        if (count < 0 || (long) count * minBytesEach > payload.readableBytes()) {
-            throw new MalformedPayloadException("count " + count + " does not fit in " + payload.readableBytes() + " bytes");
-        }
-        return count;
+        return ErrorResponse.readReason(payload, status);
     }
 }

@@ -38,9 +38,14 @@ public final class Frames {
      * call {@link #finishFrame(ByteBuf, int)} with the returned start index.
      */
     public static int beginRequest(ByteBuf out, Opcode op, long sequence, int handle) {
+        return beginRequest(out, op, sequence, handle, 0);
+    }
+
+    /** {@link #beginRequest(ByteBuf, Opcode, long, int)} with header flags ({@link RequestDescriptor}'s {@code FLAG_*}). */
+    public static int beginRequest(ByteBuf out, Opcode op, long sequence, int handle, int flags) {
         int start = out.writerIndex();
-        // length placeholder (4), version (1), opcode (1), flags 0 (2) as one long (the client's per-request path)
-        out.writeLong((long) (ProtocolVersion.CURRENT & 0xFF) << 24 | (op.code() & 0xFF) << 16);
+        // length placeholder (4), version (1), opcode (1), flags (2) as one long (the client's per-request path)
+        out.writeLong((long) (ProtocolVersion.CURRENT & 0xFF) << 24 | (op.code() & 0xFF) << 16 | flags & 0xFFFF);
         out.writeLong(sequence);
         out.writeInt(handle);
         return start;
@@ -79,15 +84,14 @@ public final class Frames {
         return start;
     }
 
-    /** Writes a whole error response: header plus the reason string. */
+    /** Writes a whole error response: header plus the reason string ({@link ErrorResponse#write}). */
     public static void writeError(ByteBuf out, byte opcode, Status status, long sequence, long txn, String reason) {
-        int start = beginResponse(out, opcode, status, sequence, txn);
-        String r = reason == null ? status.description() : reason;
-        if (r.length() > 1000) {
-            r = r.substring(0, 1000);
-        }
-        Wire.writeString(out, r);
-        finishFrame(out, start);
+        ErrorResponse.write(out, opcode, status, sequence, txn, reason);
+    }
+
+    /** Writes an OK response without payload (DELETE, REPLACE, CLEAR, DROP, CLOSE, REBASE, AUTH). */
+    public static void writeEmptyOk(ByteBuf out, byte opcode, long sequence, long txn) {
+        finishFrame(out, beginResponse(out, opcode, Status.OK, sequence, txn));
     }
 
     /** Patches the length field of the frame that begins at {@code start}. */

@@ -6,30 +6,20 @@ import java.util.Arrays;
 
 /**
  * A message as a reader sees it: a decoded {@code message record}. Used on the client side, where
- * the bytes go on to the application anyway; the server writes records straight from its journal
- * with {@link #writeRecord}.
+ * the bytes go on to the application anyway; the server copies records straight from its journal
+ * ({@link MessageRecord}).
  */
 public record StoredMessage(long position, byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
 
+    /** {@link MessageRecord#read}. */
     public static StoredMessage readRecord(ByteBuf in) {
-        long position = Wire.readLong(in);
-        byte[] id = Wire.readId(in);
-        int priority = Wire.readUnsignedByte(in);
-        long notBefore = Wire.readLong(in);
-        byte[] state = Wire.readBlob(in);
-        byte[] body = Wire.readBlob(in);
-        return new StoredMessage(position, id, priority, notBefore, state, body);
+        return MessageRecord.read(in);
     }
 
-    /** Writes one message record; state and body are copied from the given buffers (readable bytes). */
+    /** {@link MessageRecord#write}: state and body are copied from the given buffers (readable bytes). */
     public static void writeRecord(ByteBuf out, long position, byte[] id, int priority, long notBefore,
                                    ByteBuf state, ByteBuf body) {
-        out.writeLong(position);
-        Wire.writeId(out, id);
-        out.writeByte(priority);
-        out.writeLong(notBefore);
-        Wire.writeBlob(out, state);
-        Wire.writeBlob(out, body);
+        MessageRecord.write(out, position, id, priority, notBefore, state, body);
     }
 
     @Override

@@ -100,6 +100,26 @@
  * queue flags:    bit 0 ({@link org.jameskvs.protocol.QueueFlags#DAMAGED}) = this server's copy of
  *                 the queue is damaged; other bits 0
  * </pre>
+ Each operation's payloads are written and read by its codec and nowhere else, client, server
+ * and storage alike: {@link org.jameskvs.protocol.AuthCodec}, {@link org.jameskvs.protocol.OpenCodec},
+ * {@link org.jameskvs.protocol.PutCodec}, {@link org.jameskvs.protocol.DeleteCodec},
+ * {@link org.jameskvs.protocol.ReplaceCodec}, {@link org.jameskvs.protocol.GetCodec},
+ * {@link org.jameskvs.protocol.ReadCodec}, {@link org.jameskvs.protocol.StatCodec},
+ * {@link org.jameskvs.protocol.ListCodec}, {@link org.jameskvs.protocol.PingCodec},
+ * {@link org.jameskvs.protocol.RebaseCodec}; CLEAR, DROP and CLOSE have no payload
+ * ({@link org.jameskvs.protocol.Requests#empty}, {@link org.jameskvs.protocol.Frames#writeEmptyOk});
+ * the sequenced prefix is {@link org.jameskvs.protocol.SequencedPrefix}, error answers
+ * {@link org.jameskvs.protocol.ErrorResponse}, the message record
+ * {@link org.jameskvs.protocol.MessageRecord}. {@code OpcodeGoldenTest} pins their bytes.
+ *
+ * <h3>The message record is the journal's PUT tail</h3>
+ * The server's journal stores a PUT (and a compaction's COPY) as its record header followed by
+ * exactly the bytes of the message record ({@link org.jameskvs.protocol.MessageRecordDescriptor};
+ * the server's {@code JournalRecordDescriptor} draws the whole record), and answers GET and READ
+ * by copying those bytes from the journal. <b>Changing the message record therefore changes the
+ * journal format</b>: it needs a new protocol version <i>and</i> a new journal record layout
+ * version whose replay still reads the old records (journals written before must replay), and a
+ * re-encoding on the server's GET and READ path for records of the old layout.
  *
  * <h3>OPEN and STAT answers, from the queue flags on</h3>
  * <pre>

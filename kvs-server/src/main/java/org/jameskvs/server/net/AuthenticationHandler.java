@@ -3,12 +3,12 @@ package org.jameskvs.server.net;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import org.jameskvs.protocol.AuthCodec;
 import org.jameskvs.protocol.Frames;
 import org.jameskvs.protocol.MalformedPayloadException;
 import org.jameskvs.protocol.Opcode;
 import org.jameskvs.protocol.OversizedFrame;
 import org.jameskvs.protocol.Status;
-import org.jameskvs.protocol.Wire;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,8 +52,9 @@ final class AuthenticationHandler extends ChannelInboundHandlerAdapter {
             Frames.skipRequestHeader(frame);
             boolean ok;
             try {
-                String u = Wire.readString(frame);
-                String p = Wire.readString(frame);
+                AuthCodec auth = new AuthCodec().wrap(frame); // once per connection
+                String u = auth.user();
+                String p = auth.password();
                 // Constant-time comparisons: no timing hint about which part was wrong.
                 ok = MessageDigest.isEqual(user, u.getBytes(StandardCharsets.UTF_8))
                         & MessageDigest.isEqual(password, p.getBytes(StandardCharsets.UTF_8));

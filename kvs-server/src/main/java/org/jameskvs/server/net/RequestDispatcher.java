@@ -5,15 +5,27 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.collection.IntObjectHashMap;
+import org.jameskvs.protocol.AuthCodec;
+import org.jameskvs.protocol.DeleteCodec;
+import org.jameskvs.protocol.ErrorResponse;
 import org.jameskvs.protocol.Frames;
+import org.jameskvs.protocol.GetCodec;
+import org.jameskvs.protocol.ListCodec;
 import org.jameskvs.protocol.MalformedPayloadException;
+import org.jameskvs.protocol.OpenCodec;
 import org.jameskvs.protocol.OpenMode;
 import org.jameskvs.protocol.Opcode;
-import org.jameskvs.protocol.QueueFlags;
 import org.jameskvs.protocol.OversizedFrame;
+import org.jameskvs.protocol.PingCodec;
+import org.jameskvs.protocol.PutCodec;
+import org.jameskvs.protocol.QueueFlags;
+import org.jameskvs.protocol.ReadCodec;
+import org.jameskvs.protocol.RebaseCodec;
+import org.jameskvs.protocol.ReplaceCodec;
 import org.jameskvs.protocol.RequestDescriptor;
+import org.jameskvs.protocol.SequencedPrefix;
+import org.jameskvs.protocol.StatCodec;
 import org.jameskvs.protocol.Status;
-import org.jameskvs.protocol.Wire;
 import org.jameskvs.server.metrics.BlockTally;
 import org.jameskvs.server.storage.MutationOutcome;
 import org.jameskvs.server.storage.QueueState;
@@ -181,12 +193,9 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             String why = reason != null ? reason : errorReason != null ? errorReason
                     : op == null ? "unknown opcode " + (code & 0xFF) : null;
             if (status == Status.SEQ_GAP) {
-                int start = Frames.beginResponse(out, code, status, seq, txn);
-                Wire.writeString(out, why);
-                out.writeLong(gapLastSeq);
-                Frames.finishFrame(out, start);
+                ErrorResponse.writeSeqGap(out, code, seq, txn, why, gapLastSeq);
             } else {
-                Frames.writeError(out, code, status, seq, txn, why);
+                ErrorResponse.write(out, code, status, seq, txn, why);
             }
             server.metrics.error(status);
         }
@@ -199,27 +208,22 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                          ByteBuf out) {
         switch (op) {
             case PING -> {
-                int start = Frames.beginResponse(out, op.code(), Status.OK, seq, 0);
-                out.writeLong(System.currentTimeMillis());
-                Frames.finishFrame(out, start);
+                PingCodec.writeOk(out, seq, System.currentTimeMillis());
                 return Status.OK;
             }
             case AUTH -> {
                 // Already authenticated: a second AUTH is harmless.
-                int start = Frames.beginResponse(out, op.code(), Status.OK, seq, 0);
-                Frames.finishFrame(out, start);
+                AuthCodec.writeOk(out, seq);
                 return Status.OK;
             }
             case OPEN -> {
                 return open(ctx.channel(), seq, in, out);
             }
             case LIST -> {
-                int start = Frames.beginResponse(out, op.code(), Status.OK, seq, 0);
-                out.writeInt(server.store.queues().size());
+                int start = ListCodec.beginOk(out, seq, server.store.queues().size());
                 for (QueueState q : server.store.queues()) {
-                    Wire.writeString(out, q.name());
-                    out.writeLong(q.userSize()); // what operators see: mail, not the replication's record
-                    out.writeLong(q.txn());
+                    // the size operators see: mail, not the replication's record
+                    ListCodec.writeRow(out, q.name(), q.userSize(), q.txn());
                 }
                 Frames.finishFrame(out, start);
                 return Status.OK;
@@ -240,16 +244,12 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                         return Status.STALE_EPOCH;
                     }
                 }
-                if ((flags & RequestDescriptor.FLAG_SEQUENCED) != 0 && isSequenceable(op)) {
+                if ((flags & RequestDescriptor.FLAG_SEQUENCED) != 0 && SequencedPrefix.isSequenceable(op)) {
                     return applySequenced(ctx.channel(), op, seq, handleId, flags, h, in, out);
                 }
                 return applyToQueue(ctx.channel(), op, seq, handleId, flags, h, in, out);
             }
         }
-    }
-
-    private static boolean isSequenceable(Opcode op) {
-        return op == Opcode.PUT || op == Opcode.DELETE || op == Opcode.REPLACE || op == Opcode.CLEAR;
     }
 
     /** A store refusal that is the mutation's final outcome (not a failure of the store itself). */
@@ -265,10 +265,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     private Status applySequenced(Channel ch, Opcode op, long seq, int handleId, int flags, QueueHandle h, ByteBuf in,
                                   ByteBuf out) {
         QueueState q = h.queue();
-        long queueSeq = Wire.readLong(in);
-        if (queueSeq <= 0) {
-            throw new MalformedPayloadException("queue seq must be >= 1, got " + queueSeq);
-        }
+        long queueSeq = prefix.wrap(in, flags).queueSeq();
         long last = q.lastSeq();
         if (queueSeq <= last) {
             MutationOutcome o = server.store.outcome(q, queueSeq);
@@ -282,11 +279,11 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                 errorReason = "repeat of seq " + queueSeq + ": " + o.status().description();
                 return o.status();
             }
-            int start = Frames.beginResponse(out, op.code(), Status.OK, seq, o.txn());
             if (op == Opcode.PUT) {
-                out.writeLong(o.value());
+                PutCodec.writeOk(out, seq, o.txn(), o.value());
+            } else {
+                Frames.writeEmptyOk(out, op.code(), seq, o.txn());
             }
-            Frames.finishFrame(out, start);
             return Status.OK;
         }
         if (queueSeq > last + 1) {
@@ -313,46 +310,38 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     /** SEQ_GAP: the queue's last seq, written after the reason. */
     private long gapLastSeq;
 
+    // Request readers: flyweights over the current frame, reused (event-loop confined like the handler).
+    private final SequencedPrefix prefix = new SequencedPrefix();
+    private final PutCodec putRequest = new PutCodec();
+    private final ReplaceCodec replaceRequest = new ReplaceCodec();
+    private final ReadCodec readRequest = new ReadCodec();
+    private final RebaseCodec rebaseRequest = new RebaseCodec();
+    private final OpenCodec openRequest = new OpenCodec();
+
     private Status applyToQueue(Channel ch, Opcode op, long seq, int handleId, int flags, QueueHandle h, ByteBuf in,
                                 ByteBuf out) {
         QueueState q = h.queue();
         switch (op) {
             case PUT -> {
-                long position = 0;
-                if ((flags & RequestDescriptor.FLAG_POSITIONED) != 0) {
-                    position = Wire.readLong(in);
-                    if (position <= 0) {
-                        throw new MalformedPayloadException("position must be >= 1, got " + position);
-                    }
-                }
-                byte[] id = Wire.readId(in);
-                int priority = Wire.readUnsignedByte(in);
-                long notBefore = Wire.readLong(in);
-                int stateLen = Wire.readBlobLength(in);
-                ByteBuf state = in.readSlice(stateLen);
-                boolean replace = (flags & RequestDescriptor.FLAG_REPLACE_EXISTING) != 0;
-                Status s = server.store.put(q, id, priority, notBefore, state, in, replace, position);
+                PutCodec r = putRequest.wrap(in, flags);
+                Status s = server.store.put(q, r.id(), r.priority(), r.notBefore(), r.state(), r.body(),
+                        r.replaceExisting(), r.position());
                 if (s != Status.OK) {
                     return s;
                 }
-                int start = Frames.beginResponse(out, op.code(), Status.OK, seq, q.txn());
-                out.writeLong(server.store.lastPutPosition());
-                Frames.finishFrame(out, start);
+                PutCodec.writeOk(out, seq, q.txn(), server.store.lastPutPosition());
                 return Status.OK;
             }
             case DELETE -> {
-                return okIfOk(server.store.delete(q, Wire.readId(in)), op, seq, q, out);
+                return okIfOk(server.store.delete(q, DeleteCodec.readRequest(in)), op, seq, q, out);
             }
             case REPLACE -> {
-                byte[] id = Wire.readId(in);
-                int priority = Wire.readUnsignedByte(in);
-                long notBefore = Wire.readLong(in);
-                int stateLen = Wire.readBlobLength(in);
-                return okIfOk(server.store.replace(q, id, priority, notBefore, in.readSlice(stateLen)), op, seq, q, out);
+                ReplaceCodec r = replaceRequest.wrap(in);
+                return okIfOk(server.store.replace(q, r.id(), r.priority(), r.notBefore(), r.state()), op, seq, q, out);
             }
             case GET -> {
-                byte[] id = Wire.readId(in);
-                int start = Frames.beginResponse(out, op.code(), Status.OK, seq, q.txn());
+                byte[] id = GetCodec.readRequest(in);
+                int start = GetCodec.beginOk(out, seq, q.txn());
                 Status s = server.store.get(q, id, out);
                 if (s == Status.OK) {
                     Frames.finishFrame(out, start);
@@ -360,40 +349,22 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                 return s;
             }
             case READ -> {
-                long from = Wire.readLong(in);
-                int maxCount = Wire.readInt(in);
-                int maxBytes = Wire.readInt(in);
-                long readyBefore = Wire.readLong(in);
-                if (maxCount <= 0 || maxBytes <= 0) {
-                    throw new MalformedPayloadException("maxCount and maxBytes must be positive");
-                }
-                int start = Frames.beginResponse(out, op.code(), Status.OK, seq, q.txn());
-                Status s = server.store.read(q, from, maxCount, maxBytes, readyBefore, out);
+                ReadCodec r = readRequest.wrap(in);
+                int start = ReadCodec.beginOk(out, seq, q.txn());
+                Status s = server.store.read(q, r.fromPosition(), r.maxCount(), r.maxBytes(), r.readyBefore(), out);
                 if (s == Status.OK) {
                     Frames.finishFrame(out, start);
                 }
                 return s;
             }
             case STAT -> {
-                int start = Frames.beginResponse(out, op.code(), Status.OK, seq, q.txn());
-                out.writeLong(q.size());
-                out.writeLong(q.bytes());
-                out.writeLong(q.firstPosition());
-                out.writeLong(q.nextPosition());
-                out.writeLong(q.earliestNotBefore());
-                out.writeLong(q.epoch());
-                Wire.writeString(out, q.owner() == null ? "" : q.owner());
-                out.writeByte(queueFlags(q));
-                out.writeLong(q.lastSeq());
-                out.writeLong(q.digest());
-                Frames.finishFrame(out, start);
+                StatCodec.writeOk(out, seq, q.txn(), q.size(), q.bytes(), q.firstPosition(), q.nextPosition(),
+                        q.earliestNotBefore(), q.epoch(), q.owner(), queueFlags(q), q.lastSeq(), q.digest());
                 return Status.OK;
             }
             case REBASE -> {
-                long rebaseSeq = Wire.readLong(in);
-                long digest = Wire.readLong(in);
-                long nextPosition = in.readableBytes() >= 8 ? Wire.readLong(in) : 0; // absent: older writers
-                return okIfOk(server.store.rebase(q, rebaseSeq, digest, nextPosition), op, seq, q, out);
+                RebaseCodec r = rebaseRequest.wrap(in);
+                return okIfOk(server.store.rebase(q, r.lastSeq(), r.digest(), r.nextPosition()), op, seq, q, out);
             }
             case CLEAR -> {
                 return okIfOk(server.store.clear(q), op, seq, q, out);
@@ -421,24 +392,17 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     }
 
     private Status open(Channel ch, long seq, ByteBuf in, ByteBuf out) {
-        String name = Wire.readString(in);
-        OpenMode mode = OpenMode.fromCode(Wire.readUnsignedByte(in));
-        long epoch = Wire.readLong(in);
-        long maxMessages = Wire.readLong(in);
-        long maxBytes = Wire.readLong(in);
-        String owner = Wire.readString(in);
-        if (mode == null) {
-            throw new MalformedPayloadException("open mode must be 0 (read) or 1 (write)");
-        }
-        if (name.isEmpty() || maxMessages < 0 || maxBytes < 0 || epoch < 0) {
-            throw new MalformedPayloadException("queue name must be non-empty; limits and epoch non-negative");
-        }
+        OpenCodec r = openRequest.wrap(in);
+        String name = r.queue();
+        OpenMode mode = r.mode();
+        long epoch = r.epoch();
+        String owner = r.owner();
         QueueState q = server.store.queue(name);
         if (q == null) {
             if (mode == OpenMode.READ) {
                 return Status.NO_SUCH_QUEUE;
             }
-            q = server.store.create(name, maxMessages, maxBytes);
+            q = server.store.create(name, r.maxMessages(), r.maxBytes());
             if (q == null) {
                 return Status.DISK_FULL;
             }
@@ -462,14 +426,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         }
         int handleId = nextHandle++;
         handles.put(handleId, new QueueHandle(q, mode, epoch));
-        int start = Frames.beginResponse(out, Opcode.OPEN.code(), Status.OK, seq, q.txn());
-        out.writeInt(handleId);
-        out.writeLong(q.epoch());
-        out.writeLong(q.size());
-        out.writeByte(queueFlags(q));
-        out.writeLong(q.lastSeq());
-        out.writeLong(q.digest());
-        Frames.finishFrame(out, start);
+        OpenCodec.writeOk(out, seq, q.txn(), handleId, q.epoch(), q.size(), queueFlags(q), q.lastSeq(), q.digest());
         return Status.OK;
     }
 
@@ -480,8 +437,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
 
     private static Status okIfOk(Status s, Opcode op, long seq, QueueState q, ByteBuf out) {
         if (s == Status.OK) {
-            int start = Frames.beginResponse(out, op.code(), Status.OK, seq, q.txn());
-            Frames.finishFrame(out, start);
+            Frames.writeEmptyOk(out, op.code(), seq, q.txn());
         }
         return s;
     }

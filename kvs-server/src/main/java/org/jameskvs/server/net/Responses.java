@@ -18,8 +18,7 @@ final class Responses {
 
     static void writeEmptyOk(ChannelHandlerContext ctx, byte opcode, long sequence) {
         ByteBuf out = ctx.alloc().buffer(32);
-        int start = Frames.beginResponse(out, opcode, Status.OK, sequence, 0);
-        Frames.finishFrame(out, start);
+        Frames.writeEmptyOk(out, opcode, sequence, 0);
         ctx.write(out, ctx.voidPromise());
     }
 }

@@ -1,5 +1,7 @@
 package org.jameskvs.server.storage;
 
+import org.jameskvs.protocol.MessageRecordDescriptor;
+
 /**
  * Byte layout of one journal record. Records are laid out back to back inside blocks, one block per
  * Chronicle Queue document ({@link JournalBlockDescriptor}); a record's <i>location</i> is the file
@@ -7,8 +9,11 @@ package org.jameskvs.server.storage;
  *
  * <p>All fields are big-endian (network order), not Chronicle's native little-endian, for one
  * reason: from offset {@link #POSITION} to the end, a PUT/COPY record is byte for byte the wire
- * protocol's {@code message record}, so GET and READ copy it from the journal into the response
- * buffer with one positioned read and no re-encoding.
+ * protocol's {@code message record} ({@link MessageRecordDescriptor}, written by
+ * {@link org.jameskvs.protocol.MessageRecord}), so GET and READ copy it from the journal into the
+ * response buffer with one positioned read and no re-encoding. So that layout is part of the
+ * journal format: a change of it (a new protocol version's record) needs a new record layout
+ * version here, and replay of the old one.
  *
  * <h2>Common header (20 bytes)</h2>
  * <pre>
@@ -78,11 +83,11 @@ final class JournalRecordDescriptor {
     static final int HEADER_SIZE = 20;
 
     /** Start of the wire message record in PUT/COPY, and of the position in DELETE/REPLACE. */
-    static final int POSITION = 20;
-    static final int ID_LENGTH = 28;
-    static final int ID = 29;
-    /** Bytes of a PUT from {@link #ID} to the end of the id, counting the priority..stateLength fields after it: 1+8+4. */
-    static final int AFTER_ID_FIXED = 13;
+    static final int POSITION = HEADER_SIZE + MessageRecordDescriptor.POSITION_OFFSET;
+    static final int ID_LENGTH = HEADER_SIZE + MessageRecordDescriptor.ID_LENGTH_OFFSET;
+    static final int ID = HEADER_SIZE + MessageRecordDescriptor.ID_OFFSET;
+    /** Bytes of a PUT after the id up to the state: priority, notBefore, stateLength (1+8+4). */
+    static final int AFTER_ID_FIXED = MessageRecordDescriptor.FIXED_AFTER_ID;
 
     static final int OWNER_EPOCH = 20;
     static final int OWNER_NAME = 28;

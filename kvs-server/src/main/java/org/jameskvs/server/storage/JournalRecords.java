@@ -3,6 +3,9 @@ package org.jameskvs.server.storage;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
+import org.jameskvs.protocol.MessageRecord;
+import org.jameskvs.protocol.MessageRecordDescriptor;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
@@ -49,10 +52,11 @@ final class JournalRecords {
 
     long put(int qid, long txn, long position, byte[] id, int priority, long notBefore, ByteBuf state, ByteBuf body)
             throws JournalException {
+        // From POSITION on, the wire's message record: GET and READ copy it as it is.
         ByteBuf h = journal.begin(TYPE_PUT, qid, txn);
-        h.writeLong(position).writeByte(id.length).writeBytes(id).writeByte(priority).writeLong(notBefore)
-                .writeInt(state.readableBytes());
-        ByteBuf m = journal.mid().writeInt(body.readableBytes());
+        MessageRecord.writeHead(h, position, id, priority, notBefore, state.readableBytes());
+        ByteBuf m = journal.mid();
+        MessageRecord.writeBodyLength(m, body.readableBytes());
         return journal.append(h, state, m, body);
     }
 
@@ -64,9 +68,9 @@ final class JournalRecords {
 
     long replace(int qid, long txn, long position, byte[] id, int priority, long notBefore, ByteBuf state)
             throws JournalException {
+        // The message record's head: writeMessage splices its [priority, state] into the PUT's record.
         ByteBuf h = journal.begin(TYPE_REPLACE, qid, txn);
-        h.writeLong(position).writeByte(id.length).writeBytes(id).writeByte(priority).writeLong(notBefore)
-                .writeInt(state.readableBytes());
+        MessageRecord.writeHead(h, position, id, priority, notBefore, state.readableBytes());
         return journal.append(h, state, null, null);
     }
 
@@ -115,7 +119,7 @@ final class JournalRecords {
             return;
         }
         int idLen = journal.readUnsignedByte(loc, ID_LENGTH);
-        journal.readInto(loc, POSITION, 9 + idLen, out);
+        journal.readInto(loc, POSITION, MessageRecordDescriptor.ID_OFFSET + idLen, out);
         int replaceLength = journal.readInt(stateLoc, LENGTH);
         journal.readInto(stateLoc, ID + idLen, replaceLength - ID - idLen, out);
         int bodyLen = ix.bodyLength(slot);

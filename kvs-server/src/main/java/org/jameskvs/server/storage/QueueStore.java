@@ -2,6 +2,7 @@ package org.jameskvs.server.storage;
 
 import io.netty.buffer.ByteBuf;
 import org.jameskvs.protocol.Opcode;
+import org.jameskvs.protocol.ReadCodec;
 import org.jameskvs.protocol.Status;
 import org.jameskvs.protocol.Wire;
 import org.slf4j.Logger;
@@ -117,7 +118,10 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  * without the next position) are read as they are. A journal written by version 1 (one record per
  * document) is read as one-record blocks, records of layout 1 as before (a queue without a stated
  * seq starts its digest at its oldest record replayed, so copies upgraded from it compare
- * different once and one is rebuilt); a block of an unknown version is a bad block.
+ * different once and one is rebuilt); a block of an unknown version is a bad block. A PUT record
+ * from its position on is the wire's message record ({@link org.jameskvs.protocol.MessageRecordDescriptor},
+ * see "The message record is the journal's PUT tail" in {@link org.jameskvs.protocol}): a change of
+ * that layout is a change of this format.
  * <p><b>Compaction never loses an acknowledged message</b>: a survivor's COPY record is written, and
  * its location switched to it, before the old file is deleted; files are deleted oldest first, so
  * DELETE records always outlive the PUTs they kill.
@@ -562,7 +566,7 @@ public final class QueueStore implements AutoCloseable {
         }
     }
 
-    /** GET: writes one message record; returns NOT_FOUND (writing nothing) when no live message has the id. */
+    /** GET: writes one message record ({@link org.jameskvs.protocol.MessageRecordDescriptor}); returns NOT_FOUND (writing nothing) when no live message has the id. */
     public Status get(QueueState q, byte[] id, ByteBuf out) {
         StoredQueue sq = live(q);
         if (sq == null) {
@@ -583,7 +587,7 @@ public final class QueueStore implements AutoCloseable {
     }
 
     /**
-     * READ: writes the whole OK payload (i64 nextPosition, i32 count, records): live messages with
+     * READ: writes the whole OK payload ({@link ReadCodec}: i64 nextPosition, i32 count, records): live messages with
      * position &gt;= {@code fromPosition} in position order, skipping those with notBefore &gt;
      * {@code readyBefore} when it is not 0, up to {@code maxCount} messages and {@code maxBytes} of
      * bodies (a message that would go over is left for the next READ, except the first, which is
@@ -599,7 +603,7 @@ public final class QueueStore implements AutoCloseable {
         try {
             int countLimit = maxCount <= 0 ? Integer.MAX_VALUE : maxCount;
             long bytesLimit = maxBytes <= 0 ? Long.MAX_VALUE : maxBytes;
-            out.writeLong(0).writeInt(0);
+            ReadCodec.beginRecords(out);
             QueueIndex ix = sq.index;
             int count = 0;
             long bodies = 0;
@@ -617,8 +621,7 @@ public final class QueueStore implements AutoCloseable {
                 count++;
                 bodies += bodyLen;
             }
-            out.setLong(mark, next);
-            out.setInt(mark + 8, count);
+            ReadCodec.endRecords(out, mark, next, count);
             return Status.OK;
         } catch (IOException | RuntimeException e) {
             out.writerIndex(mark);

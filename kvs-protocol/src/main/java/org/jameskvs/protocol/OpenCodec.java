@@ -1,0 +1,131 @@
+package org.jameskvs.protocol;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * OPEN (0x02). Request payload: {@code string queue, u8 mode, i64 epoch, i64 maxMessages,
+ * i64 maxBytes, string owner}. OK answer: {@code i32 handle, i64 epoch, i64 size, u8 queue flags,
+ * i64 last seq, i64 digest}.
+ * <p>The instance is the request reader; {@link Answer} reads the OK answer.
+ */
+public final class OpenCodec {
+    private String queue;
+    private OpenMode mode;
+    private long epoch;
+    private long maxMessages;
+    private long maxBytes;
+    private String owner;
+
+    public static void writeRequest(ByteBuf out, long seq, String queue, OpenMode mode, long epoch, long maxMessages,
+                                    long maxBytes, String owner) {
+        int start = Frames.beginRequest(out, Opcode.OPEN, seq, 0);
+        Wire.writeString(out, queue);
+        out.writeByte(mode.code());
+        out.writeLong(epoch);
+        out.writeLong(maxMessages);
+        out.writeLong(maxBytes);
+        Wire.writeString(out, owner);
+        Frames.finishFrame(out, start);
+    }
+
+    /** @throws MalformedPayloadException when truncated, the mode unknown, the name empty or a number negative */
+    public OpenCodec wrap(ByteBuf in) {
+        queue = Wire.readString(in);
+        mode = OpenMode.fromCode(Wire.readUnsignedByte(in));
+        epoch = Wire.readLong(in);
+        maxMessages = Wire.readLong(in);
+        maxBytes = Wire.readLong(in);
+        owner = Wire.readString(in);
+        if (mode == null) {
+            throw new MalformedPayloadException("open mode must be 0 (read) or 1 (write)");
+        }
+        if (queue.isEmpty() || maxMessages < 0 || maxBytes < 0 || epoch < 0) {
+            throw new MalformedPayloadException("queue name must be non-empty; limits and epoch non-negative");
+        }
+        return this;
+    }
+
+    public String queue() {
+        return queue;
+    }
+
+    public OpenMode mode() {
+        return mode;
+    }
+
+    public long epoch() {
+        return epoch;
+    }
+
+    public long maxMessages() {
+        return maxMessages;
+    }
+
+    public long maxBytes() {
+        return maxBytes;
+    }
+
+    public String owner() {
+        return owner;
+    }
+
+    public static void writeOk(ByteBuf out, long seq, long txn, int handle, long epoch, long size, int queueFlags,
+                               long lastSeq, long digest) {
+        int start = Frames.beginResponse(out, Opcode.OPEN.code(), Status.OK, seq, txn);
+        out.writeInt(handle);
+        out.writeLong(epoch);
+        out.writeLong(size);
+        out.writeByte(queueFlags);
+        out.writeLong(lastSeq);
+        out.writeLong(digest);
+        Frames.finishFrame(out, start);
+    }
+
+    /** Reader of the OK answer. */
+    public static final class Answer {
+        private int handle;
+        private long epoch;
+        private long size;
+        private int queueFlags;
+        private long lastSeq;
+        private long digest;
+
+        /**
+         * The queue flags byte was added after the other fields: a payload that ends before it reads
+         * as 0. Version 2 always sends last seq and digest after it.
+         */
+        public Answer wrap(ByteBuf p) {
+            handle = Wire.readInt(p);
+            epoch = Wire.readLong(p);
+            size = Wire.readLong(p);
+            queueFlags = p.isReadable() ? p.readUnsignedByte() : 0;
+            lastSeq = Wire.readLong(p);
+            digest = Wire.readLong(p);
+            return this;
+        }
+
+        public int handle() {
+            return handle;
+        }
+
+        public long epoch() {
+            return epoch;
+        }
+
+        public long size() {
+            return size;
+        }
+
+        public int queueFlags() {
+            return queueFlags;
+        }
+
+        public long lastSeq() {
+            return lastSeq;
+        }
+
+        public long digest() {
+            return digest;
+        }
+    }
+}
