@@ -44,6 +44,8 @@ public final class ReplicationCore {
      * this process's own unfinished creation, not an earlier open's trace. Dropped once created.
      */
     final Map<String, java.util.Set<Long>> freshFences = new java.util.HashMap<>();
+    /** Record reads in flight ({@link #peekRecord}). */
+    private final RecordPeeks peeks = new RecordPeeks(this);
     /** Requests awaiting an answer, by token: this table sees every request and answer. */
     private final TokenTable<Waiting> pending = new TokenTable<>();
 
@@ -273,75 +275,8 @@ public final class ReplicationCore {
      * after {@code requestTimeout} with what was found.
      */
     CompletableFuture<Peeked> peekRecord(String queue) {
-        CompletableFuture<Peeked> out = new CompletableFuture<>();
-        List<String> nodes = new ArrayList<>();
-        for (NodeHealth h : health.values()) {
-            if (h.up()) {
-                nodes.add(h.node);
-            }
-        }
-        if (nodes.isEmpty()) {
-            out.complete(new Peeked(null, 0));
-            return out;
-        }
-        Holder[] holders = new Holder[nodes.size()];
-        Peek peek = new Peek(clock.nanoTime() + config.requestTimeout().toNanos(), out, new MembershipRecord[1],
-                new int[1], holders);
-        int[] left = {nodes.size()};
-        Runnable one = () -> {
-            if (--left[0] == 0 && !out.isDone()) {
-                out.complete(peek.result());
-            }
-        };
-        peeks.add(peek);
-        for (int i = 0; i < nodes.size(); i++) {
-            String n = nodes.get(i);
-            int slot = i;
-            NodePath p = health(n).bestPath();
-            NodeRequest open = NodeRequest.open(nextToken(), n, p, queue, false, 0, "");
-            send(open, r -> {
-                if (r.status() == org.jameskvs.protocol.Status.NO_SUCH_QUEUE) {
-                    peek.answered()[0]++;
-                }
-                if (!r.isOk()) {
-                    one.run();
-                    return;
-                }
-                NodeRequest get = new NodeRequest(nextToken(), n, p, queue, NodeOp.GET, Ids.RECORD_ID, 0, 0, null, null,
-                        0, 0, 0, 0, 0, null, true);
-                send(get, g -> {
-                    if (g.isOk() && g.get() != null && g.get().message() != null) {
-                        peek.answered()[0]++;
-                        MembershipRecord rec = MembershipRecord.decode(g.get().message().state());
-                        if (rec != null && rec.newerThan(peek.best()[0])) {
-                            peek.best()[0] = rec;
-                        }
-                        holders[slot] = new Holder(n, p, rec, r.txn(), r.epoch(), r.size(), r.damaged());
-                    } else if (g.status() == org.jameskvs.protocol.Status.NOT_FOUND) {
-                        peek.answered()[0]++;
-                        holders[slot] = new Holder(n, p, null, r.txn(), r.epoch(), r.size(), r.damaged());
-                    }
-                    one.run();
-                });
-            });
-        }
-        return out;
+        return peeks.peek(queue);
     }
-
-    private record Peek(long deadline, CompletableFuture<Peeked> future, MembershipRecord[] best, int[] answered,
-                        Holder[] holders) {
-        Peeked result() {
-            List<Holder> found = new ArrayList<>();
-            for (Holder h : holders) {
-                if (h != null) {
-                    found.add(h);
-                }
-            }
-            return new Peeked(best[0], answered[0], List.copyOf(found));
-        }
-    }
-
-    private final List<Peek> peeks = new ArrayList<>();
 
     /**
      * Whether a rebuild of some queue is making progress: mutations parked on it wait until it
@@ -400,16 +335,7 @@ public final class ReplicationCore {
         for (ReadOnlyReplica r : new ArrayList<>(readers)) {
             r.tick(now);
         }
-        peeks.removeIf(p -> {
-            if (p.future().isDone()) {
-                return true;
-            }
-            if (now > p.deadline()) {
-                p.future().complete(p.result()); // silent nodes: what was found
-                return true;
-            }
-            return false;
-        });
+        peeks.expire(now);
     }
 
     private void onPing(NodeHealth h, NodePath p, long token, NodeResponse r) {
@@ -519,6 +445,11 @@ public final class ReplicationCore {
 
     long nextToken() {
         return nextToken++;
+    }
+
+    /** Every node of the group, group order. */
+    Iterable<NodeHealth> healths() {
+        return health.values();
     }
 
     NodeHealth health(String node) {

@@ -3,8 +3,6 @@ package org.jameskvs.server.storage;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import net.openhft.chronicle.bytes.Bytes;
-import net.openhft.chronicle.bytes.MappedBytesStore;
-import net.openhft.chronicle.core.io.ReferenceOwner;
 import net.openhft.chronicle.core.time.TimeProvider;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
@@ -16,7 +14,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.File;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,7 +59,6 @@ final class Journal implements AutoCloseable {
     private final CRC32C crc = new CRC32C();
     private final ByteBuf head = Unpooled.buffer(1024);
     private final ByteBuf mid = Unpooled.buffer(8);
-    private final ByteBuffer small = ByteBuffer.allocateDirect(512);
     private final List<CycleFile> byNo = new ArrayList<>();
     private final TreeMap<Integer, CycleFile> byCycle = new TreeMap<>();
     private long usedBytes;
@@ -75,9 +71,10 @@ final class Journal implements AutoCloseable {
     private final JournalPageWarmer warmer;
     private final DeadFileRemover remover;
     /** The chunk of Chronicle's mapping published to the warmer (reserved by {@link #WARMER}), and where it lies. */
-    private MappedBytesStore publishedStore;
-    private WriterMapping publishedMapping;
-    private static final ReferenceOwner WARMER = ReferenceOwner.temporary("kvs-journal-warmer");
+    /** The writer's mapping as published to the warmer (null without a warmer). */
+    private final PublishedMapping published;
+    /** Reads of records by location. */
+    final JournalReads reads = new JournalReads(this::file);
 
     private Journal(StoreConfig config) {
         this.config = config;
@@ -93,6 +90,7 @@ final class Journal implements AutoCloseable {
                 ? new JournalPageWarmer(t.warmAheadBytes(), "kvs-journal-warmer-" + config.directory().getFileName(),
                         config.fsyncPolicy() == FsyncPolicy.NONE)
                 : null;
+        this.published = warmer != null ? new PublishedMapping() : null;
         this.remover = new DeadFileRemover("kvs-journal-remover-" + config.directory().getFileName());
     }
 
@@ -226,7 +224,8 @@ final class Journal implements AutoCloseable {
      * @return the record's location
      */
     long append(ByteBuf header, ByteBuf a, ByteBuf b, ByteBuf c) throws JournalException {
-        long length = (long) header.readableBytes() + readable(a) + readable(b) + readable(c);
+        long length = (long) header.readableBytes() + RecordBytes.readable(a) + RecordBytes.readable(b)
+                + RecordBytes.readable(c);
         if (length > maxRecordBytes()) {
             throw new JournalException(Status.BAD_REQUEST, "record of " + length + " bytes exceeds the journal's "
                     + maxRecordBytes(), null);
@@ -235,9 +234,9 @@ final class Journal implements AutoCloseable {
         header.setInt(LENGTH, (int) length);
         crc.reset();
         crc.update(header.array(), header.arrayOffset() + 4, header.readableBytes() - 4);
-        updateCrc(a);
-        updateCrc(b);
-        updateCrc(c);
+        RecordBytes.updateCrc(crc, a);
+        RecordBytes.updateCrc(crc, b);
+        RecordBytes.updateCrc(crc, c);
         header.setInt(CRC, (int) crc.getValue());
         if (block != null && blockBytes.writePosition() + length - blockStart > maxBlockBytes()) {
             endBlock();
@@ -248,10 +247,10 @@ final class Journal implements AutoCloseable {
         Bytes<?> bytes = blockBytes;
         long start = bytes.writePosition();
         try {
-            copy(bytes, header);
-            copy(bytes, a);
-            copy(bytes, b);
-            copy(bytes, c);
+            RecordBytes.copy(bytes, header);
+            RecordBytes.copy(bytes, a);
+            RecordBytes.copy(bytes, b);
+            RecordBytes.copy(bytes, c);
             if (bytes.writePosition() - start != length) {
                 throw new IllegalStateException("wrote " + (bytes.writePosition() - start) + " of " + length);
             }
@@ -324,7 +323,9 @@ final class Journal implements AutoCloseable {
         Bytes<?> bytes = blockBytes;
         block = null;
         blockBytes = null;
-        noteWriterMapping(bytes);
+        if (published != null && warmer.populates()) {
+            published.note(bytes);
+        }
         try {
             if (bytes.writePosition() == blockStart + JournalBlockDescriptor.HEADER_SIZE) {
                 dc.rollbackOnClose(); // its only record failed: a block is never empty
@@ -351,50 +352,6 @@ final class Journal implements AutoCloseable {
             addUsed(f, start + length);
         } catch (Throwable t) {
             throw failure("re-append a journal block", t);
-        }
-    }
-
-    private static long readable(ByteBuf b) {
-        return b == null ? 0 : b.readableBytes();
-    }
-
-    /** CRC of the readable bytes, without the ByteBuffer views {@code nioBuffers()} would allocate per call. */
-    private void updateCrc(ByteBuf b) {
-        if (b == null || !b.isReadable()) {
-            return;
-        }
-        if (b.hasArray()) {
-            crc.update(b.array(), b.arrayOffset() + b.readerIndex(), b.readableBytes());
-        } else if (b.nioBufferCount() == 1) {
-            crc.update(b.internalNioBuffer(b.readerIndex(), b.readableBytes()));
-        } else {
-            for (ByteBuffer bb : b.nioBuffers(b.readerIndex(), b.readableBytes())) {
-                crc.update(bb);
-            }
-        }
-    }
-
-    private static void copy(Bytes<?> bytes, ByteBuf b) {
-        if (b == null || !b.isReadable()) {
-            return;
-        }
-        if (b.hasArray()) {
-            bytes.write(b.array(), b.arrayOffset() + b.readerIndex(), b.readableBytes());
-            return;
-        }
-        if (b.nioBufferCount() == 1) {
-            // The buffer's reusable internal view: no allocation per record.
-            write(bytes, b.internalNioBuffer(b.readerIndex(), b.readableBytes()));
-            return;
-        }
-        for (ByteBuffer bb : b.nioBuffers(b.readerIndex(), b.readableBytes())) {
-            write(bytes, bb);
-        }
-    }
-
-    private static void write(Bytes<?> bytes, ByteBuffer bb) {
-        while (bb.hasRemaining()) {
-            bytes.writeSome(bb);
         }
     }
 
@@ -440,121 +397,11 @@ final class Journal implements AutoCloseable {
         }
     }
 
-    // ---- reading
-
-    /** Copies {@code length} bytes at {@code offsetInRecord} of the record at {@code location} into {@code out}. */
-    void readInto(long location, long offsetInRecord, int length, ByteBuf out) throws IOException {
-        CycleFile f = file(location);
-        long pos = offset(location) + offsetInRecord;
-        out.ensureWritable(length);
-        MappedReadWindow w = f.window();
-        int at = w.locate(pos, length);
-        if (at >= 0) {
-            ByteBuffer map = w.buffer();
-            map.limit(at + length).position(at);
-            out.writeBytes(map);
-            return;
-        }
-        FileChannel ch = f.channel();
-        int done = 0;
-        while (done < length) {
-            int n = out.writeBytes(ch, pos + done, length - done);
-            if (n < 0) {
-                throw new IOException("journal file " + f.path + " ends before " + (pos + length));
-            }
-            done += n;
-        }
-    }
-
-    /**
-     * A few bytes of a record as a buffer positioned at them (absolute reads from its position): the
-     * mapped window when it can hold them, else a positioned read into a scratch buffer.
-     */
-    private ByteBuffer readSmall(long location, long offsetInRecord, int length) throws IOException {
-        CycleFile f = file(location);
-        long pos = offset(location) + offsetInRecord;
-        MappedReadWindow w = f.window();
-        int at = w.locate(pos, length);
-        if (at >= 0) {
-            ByteBuffer map = w.buffer();
-            map.limit(at + length).position(at);
-            return map;
-        }
-        FileChannel ch = f.channel();
-        ByteBuffer bb = small.clear().limit(length);
-        while (bb.hasRemaining()) {
-            if (ch.read(bb, pos + bb.position()) < 0) {
-                throw new IOException("journal file " + f.path + " ends before " + (pos + length));
-            }
-        }
-        return bb.flip();
-    }
-
-    int readInt(long location, long offsetInRecord) throws IOException {
-        ByteBuffer bb = readSmall(location, offsetInRecord, 4);
-        return bb.getInt(bb.position());
-    }
-
-    int readUnsignedByte(long location, long offsetInRecord) throws IOException {
-        ByteBuffer bb = readSmall(location, offsetInRecord, 1);
-        return bb.get(bb.position()) & 0xFF;
-    }
-
-    /** True when the PUT/DELETE/REPLACE record at {@code location} carries exactly this id. */
-    boolean idEquals(long location, byte[] id) throws IOException {
-        ByteBuffer bb = readSmall(location, ID_LENGTH, 1 + id.length);
-        int p = bb.position();
-        if ((bb.get(p) & 0xFF) != id.length) {
-            return false;
-        }
-        for (int i = 0; i < id.length; i++) {
-            if (bb.get(p + 1 + i) != id[i]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** Tells the page warmer where the writer is, and its mapping there (once per block of requests, at commit). */
     void announceWritePosition() {
         CycleFile f = lastWritten;
         if (warmer != null && f != null && byNo.get(f.fileNo) == f) {
-            warmer.writing(f.path, f.end, publishedMapping);
-        }
-    }
-
-    /**
-     * Store thread, as a block closes: notes the chunk of Chronicle's mapping the block went to and,
-     * when it changed, reserves it for the warmer (so it stays mapped while published) and releases
-     * the one published before.
-     */
-    private void noteWriterMapping(Bytes<?> bytes) {
-        if (warmer == null || !warmer.populates()) {
-            return;
-        }
-        try {
-            if (bytes.bytesStore() instanceof MappedBytesStore store && store != publishedStore) {
-                store.reserve(WARMER);
-                releasePublishedMapping();
-                publishedStore = store;
-                publishedMapping = new WriterMapping(store.addressForWrite(store.start()), store.start(),
-                        store.safeLimit());
-            }
-        } catch (RuntimeException e) {
-            LOG.debug("journal mapping not published to the page warmer: {}", e.toString());
-        }
-    }
-
-    private void releasePublishedMapping() {
-        MappedBytesStore store = publishedStore;
-        publishedStore = null;
-        publishedMapping = null;
-        if (store != null) {
-            try {
-                store.release(WARMER);
-            } catch (RuntimeException e) {
-                LOG.debug("journal mapping release: {}", e.toString());
-            }
+            warmer.writing(f.path, f.end, published == null ? null : published.current());
         }
     }
 
@@ -641,7 +488,9 @@ final class Journal implements AutoCloseable {
         }
         if (warmer != null) {
             warmer.close();
-            releasePublishedMapping();
+            if (published != null) {
+                published.release();
+            }
         }
         for (Iterator<CycleFile> it = byCycle.values().iterator(); it.hasNext(); ) {
             it.next().closeChannel();

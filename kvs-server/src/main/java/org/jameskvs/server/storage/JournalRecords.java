@@ -115,20 +115,20 @@ final class JournalRecords {
         long stateLoc = ix.stateLocation(slot);
         if (stateLoc == 0) {
             // The PUT/COPY record from POSITION on is the wire message record: one positioned read.
-            journal.readInto(loc, POSITION, recordLength - POSITION, out);
+            journal.reads.readInto(loc, POSITION, recordLength - POSITION, out);
             return;
         }
-        int idLen = journal.readUnsignedByte(loc, ID_LENGTH);
-        journal.readInto(loc, POSITION, MessageRecordDescriptor.ID_OFFSET + idLen, out);
-        int replaceLength = journal.readInt(stateLoc, LENGTH);
-        journal.readInto(stateLoc, ID + idLen, replaceLength - ID - idLen, out);
+        int idLen = journal.reads.readUnsignedByte(loc, ID_LENGTH);
+        journal.reads.readInto(loc, POSITION, MessageRecordDescriptor.ID_OFFSET + idLen, out);
+        int replaceLength = journal.reads.readInt(stateLoc, LENGTH);
+        journal.reads.readInto(stateLoc, ID + idLen, replaceLength - ID - idLen, out);
         int bodyLen = ix.bodyLength(slot);
-        journal.readInto(loc, bodyBlobOffset(recordLength, bodyLen), bodyLen + 4, out);
+        journal.reads.readInto(loc, bodyBlobOffset(recordLength, bodyLen), bodyLen + 4, out);
     }
 
     boolean idMatches(QueueIndex ix, int slot, byte[] id) {
         try {
-            return journal.idEquals(ix.location(slot), id);
+            return journal.reads.idEquals(ix.location(slot), id);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

@@ -522,7 +522,7 @@ final class Recovery {
         byte[] id = java.util.Arrays.copyOfRange(buf, base + ID, base + ID + idLen);
         return q.index.find(hash, slot -> {
             try {
-                return journal.idEquals(q.index.location(slot), id);
+                return journal.reads.idEquals(q.index.location(slot), id);
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
