@@ -15,8 +15,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -34,7 +32,7 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"-Xmx1g"})
 public class StoreDeleteBenchmark {
-    static final int BATCH = 1000;
+    static final int BATCH = StoreDeleteBatch.SIZE;
 
     @Param({"kvs", "kvs-fsync-batch", "redis-aof", "redis-aof-always", "redis-none"})
     public String target;
@@ -42,33 +40,24 @@ public class StoreDeleteBenchmark {
     @Param({"400", "1024", "2048", "10240", "20480"})
     public int size;
 
-    private StoreDeleteTarget system;
-    private byte[] body;
-    private byte[][] ids;
+    private StoreDeleteBatch batch;
 
     @Setup(Level.Trial)
     public void start() throws Exception {
-        system = StoreDeleteTarget.create(target);
-        body = new byte[size];
-        Arrays.fill(body, (byte) 'x');
-        ids = new byte[BATCH][];
+        batch = new StoreDeleteBatch(target, size);
         for (int i = 0; i < BATCH; i++) {
-            ids[i] = ("msg-" + i).getBytes(StandardCharsets.UTF_8);
+            batch.id(i, "msg-" + i);
         }
     }
 
     @Benchmark
     @OperationsPerInvocation(BATCH)
     public int storeDelete() throws Exception {
-        int ok = system.storeDeleteBatch(ids, body);
-        if (ok != BATCH) {
-            throw new IllegalStateException(target + ": only " + ok + " of " + BATCH + " transactions succeeded");
-        }
-        return ok;
+        return batch.run();
     }
 
     @TearDown(Level.Trial)
     public void stop() throws Exception {
-        system.close();
+        batch.close();
     }
 }

@@ -1,6 +1,6 @@
 package org.jameskvs.bench.replication;
 
-import org.jameskvs.bench.StoreDeleteTarget;
+import org.jameskvs.bench.StoreDeleteBatch;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -16,8 +16,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -44,7 +42,7 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"-Xmx1g"})
 public class ReplicationStoreDeleteBenchmark {
-    static final int BATCH = 1000;
+    static final int BATCH = StoreDeleteBatch.SIZE;
 
     @Param({"kvs-2copies", "kvs-1copy", "redis-aof"})
     public String target;
@@ -52,17 +50,12 @@ public class ReplicationStoreDeleteBenchmark {
     @Param({"1024"})
     public int size;
 
-    private StoreDeleteTarget system;
-    private byte[] body;
-    private byte[][] ids;
+    private StoreDeleteBatch batch;
     private long round;
 
     @Setup(Level.Trial)
     public void start() throws Exception {
-        system = StoreDeleteTarget.create(target);
-        body = new byte[size];
-        Arrays.fill(body, (byte) 'x');
-        ids = new byte[BATCH][];
+        batch = new StoreDeleteBatch(target, size);
     }
 
     @Benchmark
@@ -71,17 +64,13 @@ public class ReplicationStoreDeleteBenchmark {
         // Fresh ids per batch: the replicated queue keeps no id twice, even across a delete.
         long r = round++;
         for (int i = 0; i < BATCH; i++) {
-            ids[i] = ("m-" + r + "-" + i).getBytes(StandardCharsets.UTF_8);
+            batch.id(i, "m-" + r + "-" + i);
         }
-        int ok = system.storeDeleteBatch(ids, body);
-        if (ok != BATCH) {
-            throw new IllegalStateException(target + ": only " + ok + " of " + BATCH + " transactions succeeded");
-        }
-        return ok;
+        return batch.run();
     }
 
     @TearDown(Level.Trial)
     public void stop() throws Exception {
-        system.close();
+        batch.close();
     }
 }
