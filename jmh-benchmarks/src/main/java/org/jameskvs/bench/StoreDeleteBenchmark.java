@@ -1,21 +1,10 @@
 package org.jameskvs.bench;
 
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
-
-import java.util.concurrent.TimeUnit;
 
 /**
  * The paper's Fig. 4: store+delete transactions per second on ONE pipelined connection, by message
@@ -25,13 +14,7 @@ import java.util.concurrent.TimeUnit;
  * reference, Redis without persistence. Each invocation is {@value #BATCH} transactions in flight
  * together.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xmx1g"})
-public class StoreDeleteBenchmark {
+public class StoreDeleteBenchmark extends StoreDeleteThroughput {
     static final int BATCH = StoreDeleteBatch.SIZE;
 
     @Param({"kvs", "kvs-fsync-batch", "redis-aof", "redis-aof-always", "redis-none"})
@@ -39,8 +22,6 @@ public class StoreDeleteBenchmark {
 
     @Param({"400", "1024", "2048", "10240", "20480"})
     public int size;
-
-    private StoreDeleteBatch batch;
 
     @Setup(Level.Trial)
     public void start() throws Exception {
@@ -54,10 +35,5 @@ public class StoreDeleteBenchmark {
     @OperationsPerInvocation(BATCH)
     public int storeDelete() throws Exception {
         return batch.run();
-    }
-
-    @TearDown(Level.Trial)
-    public void stop() throws Exception {
-        batch.close();
     }
 }

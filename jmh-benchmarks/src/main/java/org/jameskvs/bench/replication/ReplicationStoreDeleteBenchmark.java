@@ -1,22 +1,12 @@
 package org.jameskvs.bench.replication;
 
 import org.jameskvs.bench.StoreDeleteBatch;
+import org.jameskvs.bench.StoreDeleteThroughput;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
-
-import java.util.concurrent.TimeUnit;
 
 /**
  * What the second copy costs: store+delete transactions per second with 1 KB messages, each
@@ -35,13 +25,7 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  * Results: jmh-benchmarks/REPLICATION-BENCHMARKS.md.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xmx1g"})
-public class ReplicationStoreDeleteBenchmark {
+public class ReplicationStoreDeleteBenchmark extends StoreDeleteThroughput {
     static final int BATCH = StoreDeleteBatch.SIZE;
 
     @Param({"kvs-2copies", "kvs-1copy", "redis-aof"})
@@ -50,7 +34,6 @@ public class ReplicationStoreDeleteBenchmark {
     @Param({"1024"})
     public int size;
 
-    private StoreDeleteBatch batch;
     private long round;
 
     @Setup(Level.Trial)
@@ -67,10 +50,5 @@ public class ReplicationStoreDeleteBenchmark {
             batch.id(i, "m-" + r + "-" + i);
         }
         return batch.run();
-    }
-
-    @TearDown(Level.Trial)
-    public void stop() throws Exception {
-        batch.close();
     }
 }
