@@ -28,7 +28,6 @@ import org.junit.jupiter.api.Test;
  */
 class OrSetGcPropertyTest {
     private static final int OPS = Integer.getInteger("orset.ops", 100);
-    private static final int KEYS = 6;
 
     private long g1, g2, g3, g4, crashes, addWins, reads;
 
@@ -97,10 +96,8 @@ class OrSetGcPropertyTest {
             if (action < 30) {
                 int n = random.nextInt(3);
                 Site node = nodes.get(n);
-                String key = "k" + random.nextInt(KEYS);
-                int kind = random.nextInt(10);
-                List<OrSetOp<Integer>> made = OrSetPropertyTest.issue(node.state, key, kind,
-                    () -> new Tag(node.name, sessions[n], ++counters[n]), random, logs.issued.size());
+                List<OrSetOp<Integer>> made = OrSetPropertyTest.issue(random, node.state,
+                    () -> new Tag(node.name, sessions[n], ++counters[n]), logs.issued.size()).ops();
                 for (OrSetOp<Integer> op : made) {
                     if (op instanceof OrSetOp.Remove<Integer> remove) {
                         countAddWins(remove, logs, node);

@@ -68,10 +68,9 @@ class OrSetPropertyTest {
             if (action < 35) {
                 int n = random.nextInt(3);
                 Site node = nodes.get(n);
-                String key = "k" + random.nextInt(KEYS);
-                int kind = random.nextInt(10);
-                List<OrSetOp<Integer>> made = issue(node.state, key, kind, () -> new Tag(node.name, sessions[n], ++counters[n]),
-                    random, ops.size());
+                Issued issued = issue(random, node.state, () -> new Tag(node.name, sessions[n], ++counters[n]), ops.size());
+                String key = issued.key();
+                int kind = issued.kind();
                 if (kind < 6) {
                     stats.stores++;
                 } else if (kind < 9) {
@@ -79,7 +78,7 @@ class OrSetPropertyTest {
                 } else {
                     stats.removeAlls++;
                 }
-                for (OrSetOp<Integer> op : made) {
+                for (OrSetOp<Integer> op : issued.ops()) {
                     if (op instanceof OrSetOp.Remove<Integer> remove) {
                         countAddWins(remove, nodes, ops, node);
                     }
@@ -151,13 +150,18 @@ class OrSetPropertyTest {
         }
     }
 
+    /** One random operation of a node: its key, its kind (0-5 store, 6-8 remove, 9 removeAll), what it wrote. */
+    record Issued(String key, int kind, List<OrSetOp<Integer>> ops) {
+    }
+
     /**
-     * What a node issues for one draw of {@code kind}: 0-5 a store (a random timestamp below 50, the
-     * operation's index as payload), 6-8 a remove, 9 a removeAll (1 to 3 tags per operation); each
-     * operation's tag from {@code nextTag}. Shared with {@link OrSetGcPropertyTest}.
+     * A node's random operation (shared with {@link OrSetGcPropertyTest}): a key of {@value #KEYS},
+     * a kind, then 0-5 a store (a random timestamp below 50, {@code index} as payload), 6-8 a remove,
+     * 9 a removeAll (1 to 3 tags per operation); each operation's tag from {@code nextTag}.
      */
-    static List<OrSetOp<Integer>> issue(OrSet<Integer> state, String key, int kind, Supplier<Tag> nextTag, Random random,
-        int index) {
+    static Issued issue(Random random, OrSet<Integer> state, Supplier<Tag> nextTag, int index) {
+        String key = "k" + random.nextInt(KEYS);
+        int kind = random.nextInt(10);
         List<OrSetOp<Integer>> made = new ArrayList<>();
         if (kind < 6) {
             made.add(state.prepareAdd(key, nextTag.get(), random.nextInt(50), index));
@@ -166,7 +170,7 @@ class OrSetPropertyTest {
         } else {
             made.addAll(state.prepareRemoveAll(nextTag, 1 + random.nextInt(3)));
         }
-        return made;
+        return new Issued(key, kind, made);
     }
 
     /** Counts adds of keys this remove touches that its source had not observed (concurrent adds). */
