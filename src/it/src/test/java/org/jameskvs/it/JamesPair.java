@@ -146,13 +146,7 @@ final class JamesPair implements AutoCloseable {
             b.close();
             a.close();
         } finally {
-            try {
-                for (KvsNode node : nodes) {
-                    node.close();
-                }
-            } finally {
-                sink.close();
-            }
+            Cluster.closeNodesThenSink(nodes, sink);
         }
     }
 }
