@@ -144,10 +144,7 @@ class ClientBehindTest extends ClusterRigTest<ProxiedCluster> {
         List<String> copies = cluster.awaitTwoSyncCopies(Q, EVENT_WAIT);
         assertThat(copies).containsExactlyInAnyOrder("kvs1", "kvs2");
         for (String node : copies) {
-            PutLedger.Check c = ledger.check(where + ", copy on " + node, Q, cluster.readCopy(node, Q));
-            assertThat(c.lost()).isZero();
-            assertThat(c.duplicated()).isZero();
-            assertThat(c.orderBreaks()).isZero();
+            assertCopyWhole(where, node, Q);
         }
         PutLedger.Check read = ledger.check(where + ", reader", Q, ClusterRig.readAll(q));
         assertThat(read.lost()).isZero();

@@ -155,12 +155,7 @@ class DamagedCopyRebuildTest {
     /** Both copies damaged: nothing intact to rebuild from; the queue is served, with an ALARM naming it. */
     @Test
     void bothCopiesDamagedAreServedWithAnAlarm() throws Exception {
-        writeTwoBatchesAndStop("kvs2");
-        servers.stop("kvs1");
-        damageOlderFile("kvs1", false);
-        damageOlderFile("kvs2", false);
-        servers.restart("kvs1");
-        servers.restart("kvs2");
+        writeBothCopiesAndDamageBoth();
 
         KvsQueue q = reopenAsRestartedOwner();
         String alarm = awaitEvent(e -> e.contains("ALARM") && e.contains("DAMAGED"), "alarm");
@@ -180,9 +175,7 @@ class DamagedCopyRebuildTest {
         servers.restart("kvs1");
         assertDamagedWithSameTransaction("kvs1", "kvs2");
 
-        opener = ReplicatedQueueOpener.start(config);
-        opener.listen(events::add);
-        assertThat(opener.awaitConnected(NODES.size(), Duration.ofSeconds(30))).as("connected to both nodes").isTrue();
+        startOpener();
         KvsQueue reader = openReader();
         assertThat(ClusterRig.readAll(reader)).as("read through the read-only reader").containsExactlyElementsOf(live);
         assertThat(events).noneMatch(e -> e.contains("ALARM"));
@@ -192,16 +185,9 @@ class DamagedCopyRebuildTest {
     /** Both copies damaged: the reader reads one all the same, with an ALARM naming it. */
     @Test
     void aReadOnlyReaderOfOnlyDamagedCopiesReadsWithAnAlarm() throws Exception {
-        writeTwoBatchesAndStop("kvs2");
-        servers.stop("kvs1");
-        damageOlderFile("kvs1", false);
-        damageOlderFile("kvs2", false);
-        servers.restart("kvs1");
-        servers.restart("kvs2");
+        writeBothCopiesAndDamageBoth();
 
-        opener = ReplicatedQueueOpener.start(config);
-        opener.listen(events::add);
-        assertThat(opener.awaitConnected(NODES.size(), Duration.ofSeconds(30))).as("connected to both nodes").isTrue();
+        startOpener();
         KvsQueue reader = openReader();
         assertThat(reader.read(0, 100, 1 << 20, 0).get(30, TimeUnit.SECONDS).isOk()).as("still served").isTrue();
         String alarm = awaitEvent(e -> e.contains("ALARM") && e.contains("DAMAGED copy"), "alarm");
@@ -282,10 +268,25 @@ class DamagedCopyRebuildTest {
     }
 
     private KvsQueue reopenAsRestartedOwner() throws InterruptedException {
+        startOpener();
+        return openWhenConnected();
+    }
+
+    /** Both copies lose a DELETE in their older journal file (both nodes down meanwhile), then both nodes restart. */
+    private void writeBothCopiesAndDamageBoth() throws Exception {
+        writeTwoBatchesAndStop("kvs2");
+        servers.stop("kvs1");
+        damageOlderFile("kvs1", false);
+        damageOlderFile("kvs2", false);
+        servers.restart("kvs1");
+        servers.restart("kvs2");
+    }
+
+    /** A new adapter (a restarted James), its events recorded, once connected to both nodes. */
+    private void startOpener() throws InterruptedException {
         opener = ReplicatedQueueOpener.start(config);
         opener.listen(events::add);
         assertThat(opener.awaitConnected(NODES.size(), Duration.ofSeconds(30))).as("connected to both nodes").isTrue();
-        return openWhenConnected();
     }
 
     private void assertBothCopiesHoldExactly(List<String> live) {
