@@ -17,6 +17,7 @@ import org.apache.james.mailrepository.api.MailKey;
 import org.jameskvs.james.repository.orset.OrSetCopyNodes.Node;
 import org.jameskvs.server.KvsServer;
 import org.jameskvs.server.ServerConfig;
+import org.jameskvs.server.TestServerProperties;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -135,12 +136,8 @@ class OrSetStaleCopyTest {
     }
 
     private KvsServer startServer(int i) {
-        Properties p = new Properties();
+        Properties p = TestServerProperties.of(dir.resolve("kvs" + i), PASSWORD);
         p.setProperty("listen.port", String.valueOf(ports[i]));
-        p.setProperty("data.dir", dir.resolve("kvs" + i).toString());
-        p.setProperty("auth.password", PASSWORD);
-        p.setProperty("metrics.enabled", "false");
-        p.setProperty("disk.minFreeBytes", "0");
         return KvsServer.start(ServerConfig.fromProperties(p));
     }
 
