@@ -49,11 +49,7 @@ final class OrSetCopyNodes implements AutoCloseable {
         p.setProperty("replication.nodes", String.join(",", ports.keySet()));
         ports.forEach((n, port) -> p.setProperty("replication.node." + n + ".active", "127.0.0.1:" + port));
         p.putAll(extra);
-        p.setProperty("user", "james");
-        p.setProperty("password", password);
-        p.setProperty("namespace", namespace);
-        p.setProperty("ownerName", id);
-        p.setProperty("requestTimeout", "10000");
+        setIdentity(p, password, namespace, id);
         KvsSpoolConfiguration configuration = KvsSpoolConfiguration.from(p);
         ReplicatedKvsOpener opener = ReplicatedKvsOpener.start(configuration);
         KvsQueues queues = new KvsQueues(opener, configuration);
@@ -63,6 +59,15 @@ final class OrSetCopyNodes implements AutoCloseable {
         closeables.add(queues);
         closeables.add(repository);
         return new Node(repository, opener);
+    }
+
+    /** A James node's identity in its plug-in configuration: user james and {@code password}, its namespace and owner name; 10 s request timeout. */
+    static void setIdentity(Properties p, String password, String namespace, String id) {
+        p.setProperty("user", "james");
+        p.setProperty("password", password);
+        p.setProperty("namespace", namespace);
+        p.setProperty("ownerName", id);
+        p.setProperty("requestTimeout", "10000");
     }
 
     /** The KVS queue of node {@code id}'s own log. */
