@@ -1,23 +1,10 @@
 package org.jameskvs.bench;
 
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
-
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The paper's Fig. 4: store+delete transactions per second on ONE pipelined connection, by message
@@ -27,14 +14,8 @@ import java.util.concurrent.TimeUnit;
  * reference, Redis without persistence. Each invocation is {@value #BATCH} transactions in flight
  * together.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xmx1g"})
-public class StoreDeleteBenchmark {
-    static final int BATCH = 1000;
+public class StoreDeleteBenchmark extends StoreDeleteThroughput {
+    static final int BATCH = StoreDeleteBatch.SIZE;
 
     @Param({"kvs", "kvs-fsync-batch", "redis-aof", "redis-aof-always", "redis-none"})
     public String target;
@@ -42,33 +23,17 @@ public class StoreDeleteBenchmark {
     @Param({"400", "1024", "2048", "10240", "20480"})
     public int size;
 
-    private StoreDeleteTarget system;
-    private byte[] body;
-    private byte[][] ids;
-
     @Setup(Level.Trial)
     public void start() throws Exception {
-        system = StoreDeleteTarget.create(target);
-        body = new byte[size];
-        Arrays.fill(body, (byte) 'x');
-        ids = new byte[BATCH][];
+        batch = new StoreDeleteBatch(target, size);
         for (int i = 0; i < BATCH; i++) {
-            ids[i] = ("msg-" + i).getBytes(StandardCharsets.UTF_8);
+            batch.id(i, "msg-" + i);
         }
     }
 
     @Benchmark
     @OperationsPerInvocation(BATCH)
     public int storeDelete() throws Exception {
-        int ok = system.storeDeleteBatch(ids, body);
-        if (ok != BATCH) {
-            throw new IllegalStateException(target + ": only " + ok + " of " + BATCH + " transactions succeeded");
-        }
-        return ok;
-    }
-
-    @TearDown(Level.Trial)
-    public void stop() throws Exception {
-        system.close();
+        return batch.run();
     }
 }

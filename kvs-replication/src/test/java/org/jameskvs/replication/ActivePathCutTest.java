@@ -65,10 +65,7 @@ class ActivePathCutTest extends ClusterRigTest<ProxiedCluster> {
         assertThat(ledger.failures()).as("puts that failed across the path switch").isEmpty();
         String where = fault + " active path, " + traffic;
         for (String node : List.of("kvs1", "kvs2")) {
-            PutLedger.Check c = ledger.check(where + ", copy on " + node, Q, cluster.readCopy(node, Q));
-            assertThat(c.lost()).isZero();
-            assertThat(c.duplicated()).isZero();
-            assertThat(c.orderBreaks()).isZero();
+            assertCopyWhole(where, node, Q);
         }
         PutLedger.Check read = ledger.check(where + ", reader", Q, ClusterRig.readAll(q));
         assertThat(read.lost()).isZero();

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,9 +42,7 @@ class ClientBehindTest extends ClusterRigTest<ProxiedCluster> {
 
     @Test
     void aClientThatStandsStillForThreeHeartbeatTimeoutsDeclaresNoHealthyNodeLost() throws Exception {
-        cluster = new ProxiedCluster(dir, 2, c -> c
-                .withPlacement(ReplicationConfig.PlacementRule.SPREAD, Map.of(Q, List.of("kvs1", "kvs2"))));
-        KvsQueue q = cluster.openWriter(Q, "james-a");
+        KvsQueue q = startAndOpenWriter(c -> c);
         PutLoad load = new PutLoad(ledger, Map.of(Q, q), "p-", 32, 1024, 1_000_000, 400);
         load.awaitAcknowledged(200, EVENT_WAIT);
         int mark = cluster.events.size();
@@ -72,9 +71,7 @@ class ClientBehindTest extends ClusterRigTest<ProxiedCluster> {
 
     @Test
     void answersQueuedBehindDataKeepTheirPathAlive() throws Exception {
-        cluster = new ProxiedCluster(dir, 2, c -> c
-                .withPlacement(ReplicationConfig.PlacementRule.SPREAD, Map.of(Q, List.of("kvs1", "kvs2"))));
-        KvsQueue q = cluster.openWriter(Q, "james-a");
+        KvsQueue q = startAndOpenWriter(c -> c);
         // Open loop (a window far above rate x delay): requests leave steadily, so answers come
         // back steadily however late they are, as in the open-loop benchmark.
         PutLoad load = new PutLoad(ledger, Map.of(Q, q), "d-", 1_500, 1024, 1_000_000, 200);
@@ -108,9 +105,7 @@ class ClientBehindTest extends ClusterRigTest<ProxiedCluster> {
     @Test
     void aWriterFasterThanTheReplicationIsHeldBackNotFailed() throws Exception {
         int room = 64;
-        cluster = new ProxiedCluster(dir, 2, c -> c.withMaxCallsInside(room)
-                .withPlacement(ReplicationConfig.PlacementRule.SPREAD, Map.of(Q, List.of("kvs1", "kvs2"))));
-        KvsQueue q = cluster.openWriter(Q, "james-a");
+        KvsQueue q = startAndOpenWriter(c -> c.withMaxCallsInside(room));
         int mark = cluster.events.size();
         // Every answer 100 ms late: the replication completes at most room / 0.1 s calls per second,
         // while the writer offers as fast as it can, with far more than the room in flight.
@@ -121,6 +116,13 @@ class ClientBehindTest extends ClusterRigTest<ProxiedCluster> {
         System.out.println("callers held for room (" + room + " calls inside): " + cluster.opener.heldCallers());
         assertThat(cluster.opener.heldCallers()).as("the writer was held back by the bound on calls inside").isPositive();
         assertAllWellSince(mark, load, q, "writer held back at " + room + " calls inside");
+    }
+
+    /** Two proxied nodes holding {@link #Q}'s copies ({@code tune} on top), and the writer james-a's open of it. */
+    private KvsQueue startAndOpenWriter(UnaryOperator<ReplicationConfig> tune) throws Exception {
+        cluster = new ProxiedCluster(dir, 2, c -> tune.apply(c)
+                .withPlacement(ReplicationConfig.PlacementRule.SPREAD, Map.of(Q, List.of("kvs1", "kvs2"))));
+        return cluster.openWriter(Q, "james-a");
     }
 
     private void setDelay(Duration d) {
@@ -142,10 +144,7 @@ class ClientBehindTest extends ClusterRigTest<ProxiedCluster> {
         List<String> copies = cluster.awaitTwoSyncCopies(Q, EVENT_WAIT);
         assertThat(copies).containsExactlyInAnyOrder("kvs1", "kvs2");
         for (String node : copies) {
-            PutLedger.Check c = ledger.check(where + ", copy on " + node, Q, cluster.readCopy(node, Q));
-            assertThat(c.lost()).isZero();
-            assertThat(c.duplicated()).isZero();
-            assertThat(c.orderBreaks()).isZero();
+            assertCopyWhole(where, node, Q);
         }
         PutLedger.Check read = ledger.check(where + ", reader", Q, ClusterRig.readAll(q));
         assertThat(read.lost()).isZero();

@@ -5,6 +5,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * The set-up every real-server replication test shares: a temporary folder for the servers' journals,
  * the cluster the test starts there (its size and tuning are the test's own), closed after each test
@@ -21,6 +23,14 @@ abstract class ClusterRigTest<C extends ClusterRig> {
     C cluster;
 
     final PutLedger ledger = new PutLedger();
+
+    /** {@code queue}'s copy on {@code node}, read directly: every acknowledged put there, once, in order. */
+    void assertCopyWhole(String where, String node, String queue) {
+        PutLedger.Check c = ledger.check(where + ", copy on " + node, queue, cluster.readCopy(node, queue));
+        assertThat(c.lost()).isZero();
+        assertThat(c.duplicated()).isZero();
+        assertThat(c.orderBreaks()).isZero();
+    }
 
     @AfterEach
     void closeCluster() {

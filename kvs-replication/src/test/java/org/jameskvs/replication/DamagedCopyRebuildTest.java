@@ -1,19 +1,15 @@
 package org.jameskvs.replication;
 
-import net.openhft.chronicle.core.time.SetTimeProvider;
-import net.openhft.chronicle.queue.rollcycles.TestRollCycles;
 import org.jameskvs.client.Ack;
 import org.jameskvs.client.KvsClient;
-import org.jameskvs.client.KvsClientConfig;
 import org.jameskvs.client.KvsQueue;
 import org.jameskvs.client.OpenOptions;
 import org.jameskvs.client.OpenResult;
 import org.jameskvs.client.QueueStat;
-import org.jameskvs.server.KvsServer;
-import org.jameskvs.server.ServerConfig;
 import org.jameskvs.server.storage.JournalDamage;
-import org.jameskvs.server.storage.JournalTuning;
+import org.jameskvs.server.storage.RollingJournalServers;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,7 +17,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,20 +44,23 @@ class DamagedCopyRebuildTest {
     @TempDir
     Path dir;
 
-    /** The journals' clock: advancing it by two seconds rolls every journal to a new file. */
-    private final SetTimeProvider journalClock = new SetTimeProvider(Instant.parse("2030-01-01T00:00:00Z"));
-    private final Map<String, KvsServer> servers = new LinkedHashMap<>();
-    private final Map<String, Integer> ports = new LinkedHashMap<>();
+    /** Their journals roll to a new file when the test advances their clock. */
+    private RollingJournalServers servers;
     private final List<String> events = new CopyOnWriteArrayList<>();
     private ReplicationConfig config;
     private ReplicatedQueueOpener opener;
+
+    @BeforeEach
+    void setUp() {
+        servers = new RollingJournalServers(dir, PASSWORD);
+    }
 
     @AfterEach
     void tearDown() {
         if (opener != null) {
             opener.close();
         }
-        servers.values().forEach(KvsServer::close);
+        servers.close();
     }
 
     /** Lost DELETE: the damaged copy holds one message more, which made it look ahead, so it was the source. */
@@ -87,7 +85,7 @@ class DamagedCopyRebuildTest {
     private void damagedCopyIsRebuiltNotTrusted(String damaged, String intact, boolean alsoLostPut) throws Exception {
         List<String> live = writeTwoBatchesAndStop(damaged);
         damageOlderFile(damaged, alsoLostPut);
-        restart(damaged);
+        servers.restart(damaged);
         assertDamagedWithSameTransaction(damaged, intact);
 
         reopenAsRestartedOwner();
@@ -107,7 +105,7 @@ class DamagedCopyRebuildTest {
     void aRebuiltCopyIsEqualByContentAndKeptAtTheNextOpen() throws Exception {
         List<String> live = writeTwoBatchesAndStop("kvs2");
         damageOlderFile("kvs2", true);
-        restart("kvs2");
+        servers.restart("kvs2");
         assertDamagedWithSameTransaction("kvs2", "kvs1");
 
         reopenAsRestartedOwner();
@@ -138,8 +136,8 @@ class DamagedCopyRebuildTest {
     void aDamagedCopyAloneDoesNotOpenWhileTheIntactOneIsAway() throws Exception {
         List<String> live = writeTwoBatchesAndStop("kvs2");
         damageOlderFile("kvs2", false);
-        servers.remove("kvs1").close();
-        restart("kvs2");
+        servers.stop("kvs1");
+        servers.restart("kvs2");
 
         opener = ReplicatedQueueOpener.start(config);
         opener.listen(events::add);
@@ -148,7 +146,7 @@ class DamagedCopyRebuildTest {
         assertThat(refused.isOk()).as("open with only the damaged copy reachable").isFalse();
         assertThat(refused.reason()).contains("DAMAGED", "waiting for the one on kvs1");
 
-        restart("kvs1");
+        servers.restart("kvs1");
         openWhenConnected();
         awaitEvent(e -> e.contains("rebuild of kvs2 done"), "kvs2 rebuilt");
         assertBothCopiesHoldExactly(live);
@@ -157,12 +155,7 @@ class DamagedCopyRebuildTest {
     /** Both copies damaged: nothing intact to rebuild from; the queue is served, with an ALARM naming it. */
     @Test
     void bothCopiesDamagedAreServedWithAnAlarm() throws Exception {
-        writeTwoBatchesAndStop("kvs2");
-        servers.remove("kvs1").close();
-        damageOlderFile("kvs1", false);
-        damageOlderFile("kvs2", false);
-        restart("kvs1");
-        restart("kvs2");
+        writeBothCopiesAndDamageBoth();
 
         KvsQueue q = reopenAsRestartedOwner();
         String alarm = awaitEvent(e -> e.contains("ALARM") && e.contains("DAMAGED"), "alarm");
@@ -179,12 +172,10 @@ class DamagedCopyRebuildTest {
     void aReadOnlyReaderReadsTheIntactCopyNotTheDamagedOne() throws Exception {
         List<String> live = writeTwoBatchesAndStop("kvs1");
         damageOlderFile("kvs1", false);
-        restart("kvs1");
+        servers.restart("kvs1");
         assertDamagedWithSameTransaction("kvs1", "kvs2");
 
-        opener = ReplicatedQueueOpener.start(config);
-        opener.listen(events::add);
-        assertThat(opener.awaitConnected(NODES.size(), Duration.ofSeconds(30))).as("connected to both nodes").isTrue();
+        startOpener();
         KvsQueue reader = openReader();
         assertThat(ClusterRig.readAll(reader)).as("read through the read-only reader").containsExactlyElementsOf(live);
         assertThat(events).noneMatch(e -> e.contains("ALARM"));
@@ -194,16 +185,9 @@ class DamagedCopyRebuildTest {
     /** Both copies damaged: the reader reads one all the same, with an ALARM naming it. */
     @Test
     void aReadOnlyReaderOfOnlyDamagedCopiesReadsWithAnAlarm() throws Exception {
-        writeTwoBatchesAndStop("kvs2");
-        servers.remove("kvs1").close();
-        damageOlderFile("kvs1", false);
-        damageOlderFile("kvs2", false);
-        restart("kvs1");
-        restart("kvs2");
+        writeBothCopiesAndDamageBoth();
 
-        opener = ReplicatedQueueOpener.start(config);
-        opener.listen(events::add);
-        assertThat(opener.awaitConnected(NODES.size(), Duration.ofSeconds(30))).as("connected to both nodes").isTrue();
+        startOpener();
         KvsQueue reader = openReader();
         assertThat(reader.read(0, 100, 1 << 20, 0).get(30, TimeUnit.SECONDS).isOk()).as("still served").isTrue();
         String alarm = awaitEvent(e -> e.contains("ALARM") && e.contains("DAMAGED copy"), "alarm");
@@ -233,8 +217,8 @@ class DamagedCopyRebuildTest {
     private List<String> writeTwoBatchesAndStop(String stopped) throws Exception {
         List<ReplicationConfig.NodeSpec> specs = new ArrayList<>();
         for (String n : NODES) {
-            start(n, 0);
-            specs.add(new ReplicationConfig.NodeSpec(n, "127.0.0.1", ports.get(n), "127.0.0.1", ports.get(n)));
+            servers.start(n, 0);
+            specs.add(new ReplicationConfig.NodeSpec(n, "127.0.0.1", servers.port(n), "127.0.0.1", servers.port(n)));
         }
         // Lenient heartbeats: a copy lost to a slow machine while writing would refuse the writes.
         config = ReplicationConfig.of(specs, "james", PASSWORD)
@@ -248,14 +232,14 @@ class DamagedCopyRebuildTest {
             put(q, i, live);
         }
         delete(q, 3, live);
-        journalClock.advanceMillis(2000); // what follows goes to a new journal file on both nodes
+        servers.rollJournals(); // what follows goes to a new journal file on both nodes
         for (int i = 10; i < 20; i++) {
             put(q, i, live);
         }
         delete(q, 12, live);
         opener.close();
         opener = null;
-        servers.remove(stopped).close();
+        servers.stop(stopped);
         return live;
     }
 
@@ -264,7 +248,7 @@ class DamagedCopyRebuildTest {
      * last record naming it in that file) and, with {@code putToo}, in the body of mail-05's PUT.
      */
     private void damageOlderFile(String node, boolean putToo) throws IOException {
-        List<Path> files = JournalDamage.journalFiles(dir.resolve(node));
+        List<Path> files = JournalDamage.journalFiles(servers.dataDir(node));
         assertThat(files).as("journal files of %s", node).hasSizeGreaterThanOrEqualTo(2);
         Path older = files.get(0);
         JournalDamage.flip(older, JournalDamage.findLast(older, id(3)));
@@ -284,10 +268,25 @@ class DamagedCopyRebuildTest {
     }
 
     private KvsQueue reopenAsRestartedOwner() throws InterruptedException {
+        startOpener();
+        return openWhenConnected();
+    }
+
+    /** Both copies lose a DELETE in their older journal file (both nodes down meanwhile), then both nodes restart. */
+    private void writeBothCopiesAndDamageBoth() throws Exception {
+        writeTwoBatchesAndStop("kvs2");
+        servers.stop("kvs1");
+        damageOlderFile("kvs1", false);
+        damageOlderFile("kvs2", false);
+        servers.restart("kvs1");
+        servers.restart("kvs2");
+    }
+
+    /** A new adapter (a restarted James), its events recorded, once connected to both nodes. */
+    private void startOpener() throws InterruptedException {
         opener = ReplicatedQueueOpener.start(config);
         opener.listen(events::add);
         assertThat(opener.awaitConnected(NODES.size(), Duration.ofSeconds(30))).as("connected to both nodes").isTrue();
-        return openWhenConnected();
     }
 
     private void assertBothCopiesHoldExactly(List<String> live) {
@@ -298,20 +297,6 @@ class DamagedCopyRebuildTest {
     }
 
     // ------------------------------------------------------------------ helpers
-
-    private void start(String node, int port) {
-        ServerConfig c = ServerConfig.forTest(dir.resolve(node), PASSWORD).withListenPort(port);
-        KvsServer s = KvsServer.start(c, c.storeConfig().withTuning(JournalTuning.defaults()
-                .withRollCycle(TestRollCycles.TEST_SECONDLY, journalClock)));
-        servers.put(node, s);
-        ports.put(node, s.port());
-    }
-
-    /** Same port: the adapter's configuration names it. */
-    private void restart(String node) {
-        journalClock.advanceMillis(2000);
-        start(node, ports.get(node));
-    }
 
     private KvsQueue openWhenConnected() throws InterruptedException {
         OpenResult r = null;
@@ -379,7 +364,7 @@ class DamagedCopyRebuildTest {
     /** Requests of one opcode a node has served, from its metrics. */
     private long requests(String node, String op) {
         String needle = "kvs_requests_total{op=\"" + op + "\"} ";
-        for (String line : servers.get(node).metrics().scrape().split("\n")) {
+        for (String line : servers.server(node).metrics().scrape().split("\n")) {
             if (line.startsWith(needle)) {
                 return (long) Double.parseDouble(line.substring(needle.length()).trim());
             }
@@ -387,14 +372,9 @@ class DamagedCopyRebuildTest {
         return 0;
     }
 
-    private KvsClient plainClient(String node) {
-        return KvsClient.connect(KvsClientConfig.builder().host("127.0.0.1").port(ports.get(node))
-                .credentials("james", PASSWORD).build());
-    }
-
     /** STAT of one node's copy through a plain client (the real server's queue flags decoded). */
     private QueueStat stat(String node) {
-        try (KvsClient c = plainClient(node)) {
+        try (KvsClient c = servers.client(node)) {
             QueueStat st = c.open(Q, OpenOptions.reader()).join().orThrow().stat().join();
             assertThat(st.isOk()).as("STAT on %s", node).isTrue();
             return st;
@@ -403,6 +383,6 @@ class DamagedCopyRebuildTest {
 
     /** The user's messages on one node's copy, in position order, read directly. */
     private List<String> readAll(String node) {
-        return ClusterRig.readCopy(ports.get(node), node, Q);
+        return ClusterRig.readCopy(servers.port(node), node, Q);
     }
 }

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,9 +38,7 @@ class NewQueueWithNodeDownTest extends ClusterRigTest<ProcessCluster> {
     @Test
     void aNewQueueIsCreatedOnTwoReachableNodesAndFoundThereByAFreshAdapterAfterTheNodeIsBack() throws Exception {
         String q = "mail/queue/spool@p7";
-        cluster = new ProcessCluster(dir, 3, c -> c);
-        String victim = new Placement(cluster.config).pair(q).get(0);
-        killAndAwaitDown(victim);
+        String victim = startWithFirstOfPairDown(q);
 
         KvsQueue writer = cluster.openWriter(q, "james-a");
         cluster.awaitEvent(0, e -> e.startsWith(q + ": new queue with " + victim + " down"), WAIT,
@@ -58,9 +57,7 @@ class NewQueueWithNodeDownTest extends ClusterRigTest<ProcessCluster> {
         assertThat(ledger.check("read-only reader while " + victim + " is down", q, ClusterRig.readAll(early)).lost()).isZero();
         early.close();
 
-        int mark = cluster.events.size();
-        cluster.restart(victim);
-        cluster.awaitEvent(mark, e -> e.equals(victim + "/ACTIVE READY again"), WAIT, victim + " back");
+        int mark = restartAndAwaitBack(victim);
         // The writer leaves its trace there: a later open with nodes down must not take the queue for new.
         cluster.awaitEvent(mark, e -> e.equals(q + ": trace of the queue left on " + victim + " (down at creation)"),
                 WAIT, "trace on " + victim);
@@ -91,16 +88,9 @@ class NewQueueWithNodeDownTest extends ClusterRigTest<ProcessCluster> {
     @Test
     void twoAdaptersCreatingTheSameQueueWithANodeDownEndWithOneOwnerAndOnePair() throws Exception {
         String q = "mail/repository/error";
-        cluster = new ProcessCluster(dir, 3, c -> c);
-        String victim = new Placement(cluster.config).pair(q).get(0);
-        killAndAwaitDown(victim);
+        String victim = startWithFirstOfPairDown(q);
         // Started while the node is down: it presumes every node up until its heartbeat says otherwise.
-        List<String> secondEvents = new java.util.concurrent.CopyOnWriteArrayList<>();
-        ReplicatedQueueOpener second = ReplicatedQueueOpener.start(cluster.config);
-        others.add(second);
-        second.listen(secondEvents::add);
-        assertThat(second.awaitConnected(2, WAIT)).isTrue();
-        awaitDown(secondEvents, victim);
+        ReplicatedQueueOpener second = openerWhileDown(victim);
 
         // Both at once, as two James nodes starting with the same configuration.
         CompletableFuture<OpenResult> a = cluster.opener.open(q, OpenOptions.writer("james-a", 1));
@@ -133,9 +123,7 @@ class NewQueueWithNodeDownTest extends ClusterRigTest<ProcessCluster> {
         }
         assertThat(holding).as("one pair of copies").hasSize(2);
 
-        int mark = cluster.events.size();
-        cluster.restart(victim);
-        cluster.awaitEvent(mark, e -> e.equals(victim + "/ACTIVE READY again"), WAIT, victim + " back");
+        restartAndAwaitBack(victim);
         ReplicatedQueueOpener fresh = opener();
         KvsQueue reader = openUntilOk(fresh, q, OpenOptions.reader()).queue();
         PutLedger.Check read = ledger.check("fresh reader after the race", q, ClusterRig.readAll(reader));
@@ -167,9 +155,7 @@ class NewQueueWithNodeDownTest extends ClusterRigTest<ProcessCluster> {
         assertThat(refused.isOk()).as("not created again while its copy's node is down").isFalse();
         assertThat(refused.reason()).contains("an earlier open left the queue");
 
-        int mark = cluster.events.size();
-        cluster.restart("kvs1");
-        cluster.awaitEvent(mark, e -> e.equals("kvs1/ACTIVE READY again"), WAIT, "kvs1 back");
+        restartAndAwaitBack("kvs1");
         KvsQueue reopened = openUntilOk(second, q, OpenOptions.writer("james-a", 1)).queue();
         PutLedger.Check c = ledger.check("reopened once kvs1 is back", q, ClusterRig.readAll(reopened));
         assertThat(c.lost()).isZero();
@@ -194,14 +180,12 @@ class NewQueueWithNodeDownTest extends ClusterRigTest<ProcessCluster> {
         new PutLoad(ledger, Map.of(q, first), "first-", 16, 1024, 50).awaitOutcomes(WAIT);
         assertThat(ledger.acknowledged(q)).isEqualTo(50);
         first.close();
-        int mark = cluster.events.size();
-        cluster.restart("kvs1");
-        cluster.awaitEvent(mark, e -> e.equals("kvs1/ACTIVE READY again"), WAIT, "kvs1 back");
+        restartAndAwaitBack("kvs1");
         killAndAwaitDown("kvs3");
         wipeAndRestart("kvs2");
 
         ReplicatedQueueOpener second = openerWhileDown("kvs3");
-        List<String> secondEvents = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<String> secondEvents = new CopyOnWriteArrayList<>();
         second.listen(secondEvents::add);
         KvsQueue again = openUntilOk(second, q, OpenOptions.writer("james-a", 1)).queue();
         assertThat(secondEvents).anyMatch(e -> e.startsWith(q + ": new queue with kvs3 down"));
@@ -210,14 +194,9 @@ class NewQueueWithNodeDownTest extends ClusterRigTest<ProcessCluster> {
         assertThat(again.put("second-0".getBytes(), 0, 0, new byte[0], new byte[10]).join().isOk()).isTrue();
         again.close();
 
-        mark = cluster.events.size();
-        cluster.restart("kvs3");
-        cluster.awaitEvent(mark, e -> e.equals("kvs3/ACTIVE READY again"), WAIT, "kvs3 back");
-        List<String> thirdEvents = new java.util.concurrent.CopyOnWriteArrayList<>();
-        ReplicatedQueueOpener third = ReplicatedQueueOpener.start(cluster.config);
-        others.add(third);
-        third.listen(thirdEvents::add);
-        assertThat(third.awaitConnected(3, WAIT)).isTrue();
+        restartAndAwaitBack("kvs3");
+        List<String> thirdEvents = new CopyOnWriteArrayList<>();
+        ReplicatedQueueOpener third = opener(thirdEvents);
         OpenResult taken = null;
         for (int i = 0; i < 300 && (taken == null || !taken.isOk()); i++) {
             taken = third.takeOver(q, OpenOptions.writer("james-c", 1)).join();
@@ -225,6 +204,22 @@ class NewQueueWithNodeDownTest extends ClusterRigTest<ProcessCluster> {
         assertThat(taken.isOk()).as(taken.status() + " " + taken.reason()).isTrue();
         assertThat(thirdEvents).as("the other creation's messages are reported")
                 .anyMatch(e -> e.startsWith(q + ": ALARM: the copy on ") && e.contains("messages of another creation"));
+    }
+
+    /** A three-node cluster, the first node of {@code q}'s placement pair killed and declared down: that node. */
+    private String startWithFirstOfPairDown(String q) throws Exception {
+        cluster = new ProcessCluster(dir, 3, c -> c);
+        String victim = new Placement(cluster.config).pair(q).get(0);
+        killAndAwaitDown(victim);
+        return victim;
+    }
+
+    /** Restarts a killed node and waits (bounded) until the cluster's adapter has it READY again; the events mark before the restart. */
+    private int restartAndAwaitBack(String node) throws Exception {
+        int mark = cluster.events.size();
+        cluster.restart(node);
+        cluster.awaitEvent(mark, e -> e.equals(node + "/ACTIVE READY again"), WAIT, node + " back");
+        return mark;
     }
 
     private void wipeAndRestart(String node) throws Exception {
@@ -237,7 +232,7 @@ class NewQueueWithNodeDownTest extends ClusterRigTest<ProcessCluster> {
 
     /** Another adapter started while {@code down} is down, once its heartbeat has declared it down. */
     private ReplicatedQueueOpener openerWhileDown(String down) throws InterruptedException {
-        List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<String> events = new CopyOnWriteArrayList<>();
         ReplicatedQueueOpener o = ReplicatedQueueOpener.start(cluster.config);
         others.add(o);
         o.listen(events::add);
@@ -271,8 +266,14 @@ class NewQueueWithNodeDownTest extends ClusterRigTest<ProcessCluster> {
 
     /** Another adapter on the same group (another James process), once it reaches every node. */
     private ReplicatedQueueOpener opener() throws InterruptedException {
+        return opener(new CopyOnWriteArrayList<>());
+    }
+
+    /** {@link #opener()}, its events (from its start) into {@code events}. */
+    private ReplicatedQueueOpener opener(List<String> events) throws InterruptedException {
         ReplicatedQueueOpener o = ReplicatedQueueOpener.start(cluster.config);
         others.add(o);
+        o.listen(events::add);
         assertThat(o.awaitConnected(3, WAIT)).as("fresh adapter connected to the three nodes").isTrue();
         return o;
     }

@@ -244,6 +244,16 @@ final class SimServer implements SimNode {
         return res;
     }
 
+    /** A PUT's record (PUT_REPLACING's, the old version gone): the message appended at the tail, answered with its position. */
+    private static NodeResponse append(long tok, SimQueue q, String key, NodeRequest r) {
+        Msg m = new Msg(q.positionOfPut(r.position()), r.id(), r.priority(), r.notBefore(), r.state(), r.body());
+        q.byPos.put(m.position, m);
+        q.byId.put(key, m);
+        q.txn++;
+        q.applied(2, r.id(), r.priority(), r.notBefore(), r.state(), r.body());
+        return NodeResponse.of(tok, Status.OK, q.txn, m.position, null);
+    }
+
     private NodeResponse applyToQueue(long tok, SimQueue q, Handle h, NodeRequest r) {
         String key = r.id() == null ? null : Ids.key(r.id());
         switch (r.op()) {
@@ -252,12 +262,7 @@ final class SimServer implements SimNode {
                     duplicatesAnswered++;
                     return err(tok, Status.DUPLICATE_ID, q);
                 }
-                Msg m = new Msg(q.positionOfPut(r.position()), r.id(), r.priority(), r.notBefore(), r.state(), r.body());
-                q.byPos.put(m.position, m);
-                q.byId.put(key, m);
-                q.txn++;
-                q.applied(2, r.id(), r.priority(), r.notBefore(), r.state(), r.body());
-                return NodeResponse.of(tok, Status.OK, q.txn, m.position, null);
+                return append(tok, q, key, r);
             }
             case PUT_REPLACING -> {
                 // One record: the old version (if any) goes, the new one is appended at the tail.
@@ -265,12 +270,7 @@ final class SimServer implements SimNode {
                 if (old != null) {
                     q.byPos.remove(old.position);
                 }
-                Msg m = new Msg(q.positionOfPut(r.position()), r.id(), r.priority(), r.notBefore(), r.state(), r.body());
-                q.byPos.put(m.position, m);
-                q.byId.put(key, m);
-                q.txn++;
-                q.applied(2, r.id(), r.priority(), r.notBefore(), r.state(), r.body());
-                return NodeResponse.of(tok, Status.OK, q.txn, m.position, null);
+                return append(tok, q, key, r);
             }
             case DELETE -> {
                 Msg m = q.byId.remove(key);

@@ -71,12 +71,7 @@ class BatchFsyncOrderTest {
     }
 
     private ServerConfig config(String policy) {
-        Properties p = new Properties();
-        p.setProperty("listen.port", "0");
-        p.setProperty("data.dir", dir.toString());
-        p.setProperty("auth.password", PASSWORD);
-        p.setProperty("metrics.enabled", "false");
-        p.setProperty("disk.minFreeBytes", "0");
+        Properties p = TestServerProperties.of(dir, PASSWORD);
         p.setProperty("fsync.policy", policy);
         return ServerConfig.fromProperties(p);
     }

@@ -161,12 +161,9 @@ class ClientServerIntegrationTest {
 
     @Test
     void prometheusEndpointShowsOperationsQueueSizesAndConnections() throws Exception {
-        Properties props = new Properties();
-        props.setProperty("listen.port", "0");
-        props.setProperty("data.dir", dir.toString());
-        props.setProperty("auth.password", PASSWORD);
+        Properties props = TestServerProperties.of(dir, PASSWORD);
+        props.setProperty("metrics.enabled", "true");
         props.setProperty("metrics.port", "0");
-        props.setProperty("disk.minFreeBytes", "0");
         try (KvsServer server = KvsServer.start(ServerConfig.fromProperties(props));
              KvsClient c = KvsClient.connect(client(server.port()).build())) {
             KvsQueue q = c.open("metered", OpenOptions.writer("n", 1)).join().orThrow();

@@ -36,11 +36,7 @@ class DamagedQueueServerTest {
     Path dir;
 
     private ServerConfig config(int metricsPort) {
-        Properties p = new Properties();
-        p.setProperty("listen.port", "0");
-        p.setProperty("data.dir", dir.toString());
-        p.setProperty("auth.password", PASSWORD);
-        p.setProperty("disk.minFreeBytes", "0");
+        Properties p = TestServerProperties.of(dir, PASSWORD);
         p.setProperty("metrics.enabled", Boolean.toString(metricsPort > 0));
         p.setProperty("metrics.port", Integer.toString(metricsPort));
         return ServerConfig.fromProperties(p);

@@ -24,13 +24,8 @@ class ListenPasswordTest {
     Path dir;
 
     private ServerConfig config(String host, String password) {
-        Properties p = new Properties();
+        Properties p = TestServerProperties.of(dir.resolve("data"), password);
         p.setProperty("listen.host", host);
-        p.setProperty("listen.port", "0");
-        p.setProperty("data.dir", dir.resolve("data").toString());
-        p.setProperty("auth.password", password);
-        p.setProperty("metrics.enabled", "false");
-        p.setProperty("disk.minFreeBytes", "0");
         return ServerConfig.fromProperties(p);
     }
 

@@ -8,7 +8,6 @@ import io.netty.buffer.Unpooled;
 import org.jameskvs.protocol.OpenMode;
 import org.jameskvs.protocol.Requests;
 import org.jameskvs.protocol.Status;
-import org.jameskvs.protocol.StoredMessage;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -207,20 +206,7 @@ class PowerCutTest {
 
     private static Set<String> readIds(RawClient c, int h) throws IOException {
         Set<String> ids = new HashSet<>();
-        long from = 0;
-        while (true) {
-            long f = from;
-            RawClient.Response r = c.call(b -> Requests.read(b, c.nextSeq(), h, f, 10_000, 16 << 20, 0));
-            assertThat(r.status()).isEqualTo(Status.OK);
-            ByteBuf p = r.payload();
-            from = p.readLong();
-            int count = p.readInt();
-            if (count == 0) {
-                return ids;
-            }
-            for (int i = 0; i < count; i++) {
-                ids.add(new String(StoredMessage.readRecord(p).id(), StandardCharsets.UTF_8));
-            }
-        }
+        c.readAll(h, 10_000, 16 << 20, m -> ids.add(new String(m.id(), StandardCharsets.UTF_8)));
+        return ids;
     }
 }

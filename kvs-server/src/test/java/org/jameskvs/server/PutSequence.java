@@ -5,13 +5,10 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import org.jameskvs.protocol.Requests;
 import org.jameskvs.protocol.Status;
-import org.jameskvs.protocol.StoredMessage;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The numbered messages ({@code <prefix>0, <prefix>1, ...}, each with a body that names its number)
@@ -57,27 +54,16 @@ final class PutSequence {
      * {@code body(k, size)}, byte-exact (streaming: nothing is kept). @return how many there are
      */
     static int readBackInOrder(RawClient c, int h, String prefix, int size) throws IOException {
-        long from = 0;
-        int seen = 0;
-        while (true) {
-            long f = from;
-            RawClient.Response r = c.call(b -> Requests.read(b, c.nextSeq(), h, f, 1000, 4 << 20, 0));
-            assertThat(r.status()).isEqualTo(Status.OK);
-            ByteBuf p = r.payload();
-            from = p.readLong();
-            int count = p.readInt();
-            if (count == 0) {
-                return seen;
+        int[] seen = {0};
+        c.readAll(h, 1000, 4 << 20, m -> {
+            int k = seen[0];
+            String id = new String(m.id(), StandardCharsets.UTF_8);
+            if (!id.equals(prefix + k) || !Arrays.equals(m.body(), body(k, size))) {
+                throw new AssertionError("message " + k + " read back as " + id + " with a body of "
+                        + m.body().length + " bytes " + (id.equals(prefix + k) ? "that differs" : ""));
             }
-            for (int i = 0; i < count; i++) {
-                StoredMessage m = StoredMessage.readRecord(p);
-                String id = new String(m.id(), StandardCharsets.UTF_8);
-                if (!id.equals(prefix + seen) || !Arrays.equals(m.body(), body(seen, size))) {
-                    throw new AssertionError("message " + seen + " read back as " + id + " with a body of "
-                            + m.body().length + " bytes " + (id.equals(prefix + seen) ? "that differs" : ""));
-                }
-                seen++;
-            }
-        }
+            seen[0]++;
+        });
+        return seen[0];
     }
 }

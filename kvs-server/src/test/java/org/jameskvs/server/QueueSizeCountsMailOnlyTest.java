@@ -62,12 +62,9 @@ class QueueSizeCountsMailOnlyTest {
     }
 
     private KvsServer start() {
-        Properties p = new Properties();
-        p.setProperty("listen.port", "0");
-        p.setProperty("data.dir", dir.toString());
-        p.setProperty("auth.password", PASSWORD);
+        Properties p = TestServerProperties.of(dir, PASSWORD);
+        p.setProperty("metrics.enabled", "true");
         p.setProperty("metrics.port", "0");
-        p.setProperty("disk.minFreeBytes", "0");
         return KvsServer.start(ServerConfig.fromProperties(p));
     }
 

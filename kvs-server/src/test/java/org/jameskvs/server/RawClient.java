@@ -9,6 +9,7 @@ import org.jameskvs.protocol.Opcode;
 import org.jameskvs.protocol.Requests;
 import org.jameskvs.protocol.ResponseDescriptor;
 import org.jameskvs.protocol.Status;
+import org.jameskvs.protocol.StoredMessage;
 
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -17,6 +18,8 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A blocking test client that speaks raw frames over a plain socket, independent of the client
@@ -104,6 +107,28 @@ final class RawClient implements AutoCloseable {
 
     Response simple(Opcode op, int handle) throws IOException {
         return call(b -> Requests.empty(b, op, nextSeq(), handle));
+    }
+
+    /**
+     * Reads the whole queue from position 0, at most {@code maxCount} messages ({@code maxBytes}) a
+     * READ, each answer asserted OK, and hands every message to {@code each} in position order.
+     */
+    void readAll(int handle, int maxCount, int maxBytes, Consumer<StoredMessage> each) throws IOException {
+        long from = 0;
+        while (true) {
+            long f = from;
+            Response r = call(b -> Requests.read(b, nextSeq(), handle, f, maxCount, maxBytes, 0));
+            assertThat(r.status()).isEqualTo(Status.OK);
+            ByteBuf p = r.payload();
+            from = p.readLong();
+            int count = p.readInt();
+            if (count == 0) {
+                return;
+            }
+            for (int i = 0; i < count; i++) {
+                each.accept(StoredMessage.readRecord(p));
+            }
+        }
     }
 
     @Override

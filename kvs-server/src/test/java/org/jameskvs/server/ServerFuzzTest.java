@@ -70,12 +70,7 @@ class ServerFuzzTest {
         long seed = Long.getLong("fuzz.seed", System.nanoTime());
         System.out.println("ServerFuzzTest seed=" + seed + " (replay with -Dfuzz.seed=" + seed + ")");
         Random rnd = new Random(seed);
-        Properties props = new Properties();
-        props.setProperty("listen.port", "0");
-        props.setProperty("data.dir", dir.toString());
-        props.setProperty("auth.password", PASSWORD);
-        props.setProperty("metrics.enabled", "false");
-        props.setProperty("disk.minFreeBytes", "0");
+        Properties props = TestServerProperties.of(dir, PASSWORD);
         props.setProperty("frame.maxBytes", Integer.toString(MAX_FRAME));
         try (KvsServer server = KvsServer.start(ServerConfig.fromProperties(props));
              RawClient bystander = RawClient.authenticated(server.port(), PASSWORD)) {

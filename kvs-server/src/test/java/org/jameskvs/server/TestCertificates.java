@@ -64,12 +64,7 @@ public record TestCertificates(Path dir) {
      * {@code clientAuth} optional or require, accepts client certificates signed by this CA.
      */
     public ServerConfig serverConfig(Path dataDir, String password, String clientAuth) {
-        Properties p = new Properties();
-        p.setProperty("listen.port", "0");
-        p.setProperty("data.dir", dataDir.toString());
-        p.setProperty("auth.password", password);
-        p.setProperty("metrics.enabled", "false");
-        p.setProperty("disk.minFreeBytes", "0");
+        Properties p = TestServerProperties.of(dataDir, password);
         p.setProperty("tls.enabled", "true");
         p.setProperty("tls.certChain", serverCert().toString());
         p.setProperty("tls.privateKey", serverKey().toString());

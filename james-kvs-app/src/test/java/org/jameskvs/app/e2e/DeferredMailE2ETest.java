@@ -2,12 +2,10 @@ package org.jameskvs.app.e2e;
 
 import org.jameskvs.testkit.james.WebAdmin;
 
-import org.jameskvs.testkit.KvsServerProcess;
 import org.jameskvs.testkit.james.JamesProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -36,13 +34,9 @@ class DeferredMailE2ETest {
 
     @Test
     void deferredMailIsKeptOnceAndDeliveredOnceWhenTheNextHopComesBack() throws Exception {
-        Path run = Path.of(System.getProperty("e2e.workdir", "target/e2e")).resolve("deferred-" + System.currentTimeMillis());
-        try (KvsServerProcess node1 = KvsServerProcess.start(run.resolve("kvs-node1"));
-             KvsServerProcess node2 = KvsServerProcess.start(run.resolve("kvs-node2"));
-             SmtpSink sink = SmtpSink.start(0, SmtpSink.DEFAULT_HEADER);
-             JamesProcess james = JamesProcess.start(run.resolve("james"), "kvs", sink.port(), conf -> conf
-                 .kvsReplicated(node1.address(), node2.address(), KvsServerProcess.PASSWORD)
-                 .remoteDeliveryDelays("500, 1000, 3 * 3600000"))) {
+        try (ReplicatedJames rig = ReplicatedJames.start("deferred", conf -> conf.remoteDeliveryDelays("500, 1000, 3 * 3600000"))) {
+            SmtpSink sink = rig.sink;
+            JamesProcess james = rig.james;
             WebAdmin webAdmin = new WebAdmin(james.webadminPort());
             List<String> ids = IntStream.range(0, MAILS).mapToObj(i -> SmtpLoadSender.messageId("e2e-parked", i)).toList();
 

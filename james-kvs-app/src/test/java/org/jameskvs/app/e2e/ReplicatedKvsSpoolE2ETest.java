@@ -1,12 +1,10 @@
 package org.jameskvs.app.e2e;
 
-import org.jameskvs.testkit.KvsServerProcess;
 import org.jameskvs.testkit.james.JamesProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -30,13 +28,9 @@ class ReplicatedKvsSpoolE2ETest {
 
     @Test
     void everyAcceptedMailIsRelayedOnceWhileOneNodeStopsAndComesBack() throws Exception {
-        Path run = Path.of(System.getProperty("e2e.workdir", "target/e2e")).resolve("replicated-" + System.currentTimeMillis());
-        try (KvsServerProcess node1 = KvsServerProcess.start(run.resolve("kvs-node1"));
-             KvsServerProcess node2 = KvsServerProcess.start(run.resolve("kvs-node2"));
-             SmtpSink sink = SmtpSink.start(0, SmtpSink.DEFAULT_HEADER);
-             JamesProcess james = JamesProcess.start(run.resolve("james"), "kvs", sink.port(), conf -> conf
-                 .kvsReplicated(node1.address(), node2.address(), KvsServerProcess.PASSWORD)
-                 .kvsRequestTimeoutMillis(5_000))) {
+        try (ReplicatedJames rig = ReplicatedJames.start("replicated", conf -> conf.kvsRequestTimeoutMillis(5_000))) {
+            SmtpSink sink = rig.sink;
+            JamesProcess james = rig.james;
 
             SmtpLoadSender.Result sent = new SmtpLoadSender("127.0.0.1", james.smtpPort(), 60_000)
                 .send(100, 4, RECIPIENT, "e2e-two-copies");
@@ -46,10 +40,10 @@ class ReplicatedKvsSpoolE2ETest {
             assertThat(sink.awaitAll(accepted, Duration.ofSeconds(120))).as(james.logTail(40)).isEmpty();
             assertThat(james.logText()).as("the replication layer is the one in use").contains("replication: connected to node2");
 
-            node2.stop();
+            rig.node2.stop();
             List<String> refused = new ArrayList<>();
             sendOneByOne(james, "e2e-node2-down", 30, accepted, refused);
-            node2.startAgain();
+            rig.node2.startAgain();
             // The replication layer sees the node again after its heartbeats (and rebuilds the copy):
             // retry one mail at a time, bounded, until one is accepted; then a batch.
             Instant deadline = Instant.now().plusSeconds(90);

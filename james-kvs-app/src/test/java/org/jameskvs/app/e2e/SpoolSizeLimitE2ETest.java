@@ -1,11 +1,9 @@
 package org.jameskvs.app.e2e;
 
-import org.jameskvs.testkit.KvsServerProcess;
 import org.jameskvs.testkit.james.JamesProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -30,15 +28,11 @@ class SpoolSizeLimitE2ETest {
 
     @Test
     void withoutAnSmtpSizeLimitTheSpoolsOwnLimitIsAPermanentRefusal() throws Exception {
-        Path run = Path.of(System.getProperty("e2e.workdir", "target/e2e")).resolve("size-limit-" + System.currentTimeMillis());
         String tooLarge = "<e2e-hook-too-large@kvs-load.test>";
         String largest = "<e2e-hook-largest@kvs-load.test>";
-        try (KvsServerProcess node1 = KvsServerProcess.start(run.resolve("kvs-node1"));
-             KvsServerProcess node2 = KvsServerProcess.start(run.resolve("kvs-node2"));
-             SmtpSink sink = SmtpSink.start(0, SmtpSink.DEFAULT_HEADER);
-             JamesProcess james = JamesProcess.start(run.resolve("james"), "kvs", sink.port(), conf -> conf
-                 .kvsReplicated(node1.address(), node2.address(), KvsServerProcess.PASSWORD)
-                 .maxMessageSizeKb(0))) {
+        try (ReplicatedJames rig = ReplicatedJames.start("size-limit", conf -> conf.maxMessageSizeKb(0))) {
+            SmtpSink sink = rig.sink;
+            JamesProcess james = rig.james;
             try (SmtpClient client = SmtpClient.connect("127.0.0.1", james.smtpPort(), 120_000)) {
                 assertThat(client.sendOfSize(SmtpLoadSender.FROM, RECIPIENT, tooLarge, 65L << 20, false))
                     .as("DATA of 65 MiB: %s\n%s", client.lastReply(), james.logTail(20)).isEqualTo(552);

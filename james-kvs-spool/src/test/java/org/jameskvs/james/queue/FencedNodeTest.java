@@ -98,11 +98,8 @@ class FencedNodeTest {
     @Test
     void aNodeFencedByASecondWriterStopsAndLeavesItsMailToThatWriter() throws Exception {
         KvsSpoolConfiguration configuration = startServerAndJamesConnection();
-        KvsQueues queues = new KvsQueues(jamesConnection, configuration);
-        factory = factory(queues);
-        KvsSpoolHealthCheck health = new KvsSpoolHealthCheck(queues, factory);
-        ManageableMailQueue spool = factory.createQueue(MailQueueFactory.SPOOL);
-        ManageableMailQueue outgoing = factory.createQueue(OUTGOING);
+        JamesQueues node = jamesQueues(jamesConnection, configuration);
+        ManageableMailQueue spool = node.spool();
         spool.enQueue(mail("in-progress"));
         spool.enQueue(mail("read-ahead"));
         spool.enQueue(mail("waiting"));
@@ -111,21 +108,21 @@ class FencedNodeTest {
         MailQueue.MailQueueItem inProgress = handed.get(0);
         MailQueue.MailQueueItem readAhead = handed.get(1);
         assertThat(inProgress.getMail().getName()).isEqualTo("in-progress");
-        assertThat(result(health).getStatus()).isEqualTo(ResultStatus.HEALTHY);
+        assertThat(result(node.health()).getStatus()).isEqualTo(ResultStatus.HEALTHY);
 
         // Another process opens this node's queues at a higher epoch.
         otherConnection = KvsClientOpener.connect(configuration);
         KvsQueue otherSpool = otherConnection.open(level(configuration, "spool"), OpenOptions.writer("other-node", 2)).join().orThrow();
         otherConnection.open(level(configuration, "outgoing"), OpenOptions.writer("other-node", 2)).join().orThrow();
 
-        assertThatIntakeStopsAndIsReported(spool, health, "james/queue/spool@p" + MailPriority.NORMAL);
+        assertThatIntakeStopsAndIsReported(spool, node.health(), "james/queue/spool@p" + MailPriority.NORMAL);
         // The mail read ahead before the fence was known is not processed here: James's first getMail refuses.
         assertThatThrownBy(readAhead::getMail).isInstanceOf(FencedNodeHandsOutNoMail.class)
             .hasMessageContaining("read-ahead").hasMessageContaining("fenced");
-        assertThatNothingReachesAnErrorPath(spool, outgoing, inProgress);
+        assertThatNothingReachesAnErrorPath(spool, node.outgoing(), inProgress);
         // Every mail is still in the queue, for the writer that holds it now.
         assertThat(otherSpool.stat().join().size()).isEqualTo(3);
-        assertThat(outgoing.getSize()).isZero();
+        assertThat(node.outgoing().getSize()).isZero();
     }
 
     @Test
@@ -133,11 +130,8 @@ class FencedNodeTest {
         nodes = new TwoKvsNodes();
         KvsSpoolConfiguration configuration = nodes.configuration("idlePollInterval", "100");
         KvsQueueOpener james = nodes.connect(configuration, UnaryOperator.identity());
-        KvsQueues queues = new KvsQueues(james, configuration);
-        factory = factory(queues);
-        KvsSpoolHealthCheck health = new KvsSpoolHealthCheck(queues, factory);
-        ManageableMailQueue spool = factory.createQueue(MailQueueFactory.SPOOL);
-        ManageableMailQueue outgoing = factory.createQueue(OUTGOING);
+        JamesQueues node = jamesQueues(james, configuration);
+        ManageableMailQueue spool = node.spool();
         spool.enQueue(mail("in-progress"));
         spool.enQueue(mail("waiting"));
         MailQueue.MailQueueItem inProgress = Flux.from(spool.deQueue()).blockFirst(WAIT);
@@ -148,8 +142,8 @@ class FencedNodeTest {
         KvsQueue otherSpool = other.takeOver(level(configuration, "spool"), OpenOptions.writer("other-node", 1))
             .get(WAIT.toSeconds(), TimeUnit.SECONDS).orThrow();
 
-        assertThatIntakeStopsAndIsReported(spool, health, "james/queue/spool@p" + MailPriority.NORMAL);
-        assertThatNothingReachesAnErrorPath(spool, outgoing, inProgress);
+        assertThatIntakeStopsAndIsReported(spool, node.health(), "james/queue/spool@p" + MailPriority.NORMAL);
+        assertThatNothingReachesAnErrorPath(spool, node.outgoing(), inProgress);
         assertThat(otherSpool.stat().join().size()).as("both mails, on the new owner's copies").isEqualTo(2);
     }
 
@@ -244,6 +238,18 @@ class FencedNodeTest {
         properties.setProperty("requestTimeout", "5000");
         properties.setProperty("nodeId", "james");
         return KvsSpoolConfiguration.from(properties);
+    }
+
+    /** James's side of the node: its spool and outgoing queues and its health check. */
+    private record JamesQueues(KvsSpoolHealthCheck health, ManageableMailQueue spool, ManageableMailQueue outgoing) {
+    }
+
+    /** James's queues on {@code connection}, through a new {@link #factory} (closed by the tear-down). */
+    private JamesQueues jamesQueues(KvsQueueOpener connection, KvsSpoolConfiguration configuration) {
+        KvsQueues queues = new KvsQueues(connection, configuration);
+        factory = factory(queues);
+        KvsSpoolHealthCheck health = new KvsSpoolHealthCheck(queues, factory);
+        return new JamesQueues(health, factory.createQueue(MailQueueFactory.SPOOL), factory.createQueue(OUTGOING));
     }
 
     private static KvsMailQueueFactory factory(KvsQueues queues) {

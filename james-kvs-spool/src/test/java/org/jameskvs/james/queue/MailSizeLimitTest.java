@@ -19,6 +19,7 @@ import org.jameskvs.james.KvsQueues;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
 import org.jameskvs.server.KvsServer;
 import org.jameskvs.server.ServerConfig;
+import org.jameskvs.server.TestServerProperties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,12 +51,7 @@ class MailSizeLimitTest {
 
     @Test
     void aServerWithASmallerFrameLimitRefusesForGoodToo() throws Exception {
-        Properties p = new Properties();
-        p.setProperty("listen.port", "0");
-        p.setProperty("data.dir", dir.toString());
-        p.setProperty("auth.password", PASSWORD);
-        p.setProperty("metrics.enabled", "false");
-        p.setProperty("disk.minFreeBytes", "0");
+        Properties p = TestServerProperties.of(dir, PASSWORD);
         p.setProperty("frame.maxBytes", String.valueOf(FRAME_MAX_BYTES / 2));
         try (KvsServer server = KvsServer.start(ServerConfig.fromProperties(p))) {
             withQueue(server, FRAME_MAX_BYTES, outgoing -> {

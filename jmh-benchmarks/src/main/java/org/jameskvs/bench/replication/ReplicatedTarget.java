@@ -1,9 +1,7 @@
 package org.jameskvs.bench.replication;
 
-import org.jameskvs.bench.Failure;
+import org.jameskvs.bench.KvsQueueTarget;
 import org.jameskvs.bench.ServerProcesses;
-import org.jameskvs.bench.StoreDeleteTarget;
-import org.jameskvs.client.Ack;
 import org.jameskvs.client.KvsQueue;
 import org.jameskvs.client.OpenOptions;
 import org.jameskvs.client.OpenResult;
@@ -13,7 +11,6 @@ import org.jameskvs.replication.ReplicationConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * Two copies: a {@link org.jameskvs.replication.ReplicatedQueue} over {@code n} KVS server
@@ -21,8 +18,7 @@ import java.util.concurrent.CompletableFuture;
  * The opener keeps two connections per node (active and standby path); traffic flows on the
  * active one, so the data path is one pipelined connection per node.
  */
-public final class ReplicatedTarget implements StoreDeleteTarget {
-    private static final byte[] NO_STATE = new byte[0];
+public final class ReplicatedTarget extends KvsQueueTarget {
     private final List<ServerProcesses.Running> servers;
     private final ReplicatedQueueOpener opener;
     private final KvsQueue queue;
@@ -73,27 +69,13 @@ public final class ReplicatedTarget implements StoreDeleteTarget {
         return opener;
     }
 
+    @Override
     public KvsQueue queue() {
         return queue;
     }
 
     public List<ServerProcesses.Running> servers() {
         return servers;
-    }
-
-    @Override
-    public int storeDeleteBatch(byte[][] ids, byte[] body) {
-        return org.jameskvs.bench.KvsTarget.storeDeleteBatch(queue, ids, body);
-    }
-
-    @Override
-    public CompletableFuture<Failure> store(byte[] id, byte[] body) {
-        return queue.put(id, 5, 0, NO_STATE, body).thenApply(Failure::of);
-    }
-
-    @Override
-    public CompletableFuture<Failure> delete(byte[] id) {
-        return queue.delete(id).thenApply(Failure::of);
     }
 
     @Override

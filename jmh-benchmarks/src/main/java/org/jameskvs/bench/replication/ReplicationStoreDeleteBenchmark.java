@@ -1,24 +1,12 @@
 package org.jameskvs.bench.replication;
 
-import org.jameskvs.bench.StoreDeleteTarget;
+import org.jameskvs.bench.StoreDeleteBatch;
+import org.jameskvs.bench.StoreDeleteThroughput;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
-
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import java.util.concurrent.TimeUnit;
 
 /**
  * What the second copy costs: store+delete transactions per second with 1 KB messages, each
@@ -37,14 +25,8 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  * Results: jmh-benchmarks/REPLICATION-BENCHMARKS.md.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xmx1g"})
-public class ReplicationStoreDeleteBenchmark {
-    static final int BATCH = 1000;
+public class ReplicationStoreDeleteBenchmark extends StoreDeleteThroughput {
+    static final int BATCH = StoreDeleteBatch.SIZE;
 
     @Param({"kvs-2copies", "kvs-1copy", "redis-aof"})
     public String target;
@@ -52,17 +34,11 @@ public class ReplicationStoreDeleteBenchmark {
     @Param({"1024"})
     public int size;
 
-    private StoreDeleteTarget system;
-    private byte[] body;
-    private byte[][] ids;
     private long round;
 
     @Setup(Level.Trial)
     public void start() throws Exception {
-        system = StoreDeleteTarget.create(target);
-        body = new byte[size];
-        Arrays.fill(body, (byte) 'x');
-        ids = new byte[BATCH][];
+        batch = new StoreDeleteBatch(target, size);
     }
 
     @Benchmark
@@ -71,17 +47,8 @@ public class ReplicationStoreDeleteBenchmark {
         // Fresh ids per batch: the replicated queue keeps no id twice, even across a delete.
         long r = round++;
         for (int i = 0; i < BATCH; i++) {
-            ids[i] = ("m-" + r + "-" + i).getBytes(StandardCharsets.UTF_8);
+            batch.id(i, "m-" + r + "-" + i);
         }
-        int ok = system.storeDeleteBatch(ids, body);
-        if (ok != BATCH) {
-            throw new IllegalStateException(target + ": only " + ok + " of " + BATCH + " transactions succeeded");
-        }
-        return ok;
-    }
-
-    @TearDown(Level.Trial)
-    public void stop() throws Exception {
-        system.close();
+        return batch.run();
     }
 }

@@ -52,6 +52,26 @@ class JournalBlockTest {
         assertThat(store.commit()).isEqualTo(Status.OK);
     }
 
+    /** A new store whose queue "q" holds m[0, last end): m[0, ends[0]) in one block, m[ends[0], ends[1]) in the next, ... */
+    private void writeBlocks(int... ends) {
+        try (QueueStore store = QueueStore.open(config())) {
+            QueueState q = store.create("q", 0, 0);
+            int from = 0;
+            for (int to : ends) {
+                block(store, q, from, to);
+                from = to;
+            }
+        }
+    }
+
+    /** Reopened again: a clean recovery, queue "q" holding exactly {@code expected}. */
+    private void assertReopensCleanWith(List<String> expected) {
+        try (QueueStore store = QueueStore.open(config())) {
+            assertThat(store.recoveryProblems()).isEmpty();
+            assertThat(all(store, store.queue("q"))).containsExactlyElementsOf(expected);
+        }
+    }
+
     @Test
     void everyRecordOfEveryBlockIsReplayed() {
         try (QueueStore store = QueueStore.open(config())) {
@@ -105,11 +125,7 @@ class JournalBlockTest {
     @Test
     void aBadRecordInTheLastBlockOfTheLastFileDropsItsWholeBlock() throws IOException {
         // a torn tail: nothing complete after the bad block
-        try (QueueStore store = QueueStore.open(config())) {
-            QueueState q = store.create("q", 0, 0);
-            block(store, q, 0, 10);
-            block(store, q, 10, 20);
-        }
+        writeBlocks(10, 20);
         Path file = single(journalFiles(dir));
         // m10..m14 are intact, but they were committed together with the damaged m15: a torn tail
         flip(file, find(file, "<BODY-15>") + 100);
@@ -123,10 +139,7 @@ class JournalBlockTest {
             assertThat(q.damaged()).as("a torn tail is not damage").isFalse();
             block(store, q, 10, 12);
         }
-        try (QueueStore store = QueueStore.open(config())) {
-            assertThat(store.recoveryProblems()).isEmpty();
-            assertThat(all(store, store.queue("q"))).containsExactlyElementsOf(ids(0, 12));
-        }
+        assertReopensCleanWith(ids(0, 12));
         assertThat(dir.resolve("quarantine")).isDirectory();
     }
 
@@ -138,12 +151,7 @@ class JournalBlockTest {
      */
     @Test
     void aBadBlockInsideTheLastFileDropsTheRestAndMarksTheQueueDamaged() throws IOException {
-        try (QueueStore store = QueueStore.open(config())) {
-            QueueState q = store.create("q", 0, 0);
-            block(store, q, 0, 10);
-            block(store, q, 10, 20);
-            block(store, q, 20, 30);
-        }
+        writeBlocks(10, 20, 30);
         Path file = single(journalFiles(dir));
         flip(file, find(file, "<BODY-15>") + 100);
         try (QueueStore store = QueueStore.open(config())) {
@@ -163,11 +171,7 @@ class JournalBlockTest {
 
     @Test
     void aBlockTruncatedInTheMiddleIsDroppedWhole() throws IOException {
-        try (QueueStore store = QueueStore.open(config())) {
-            QueueState q = store.create("q", 0, 0);
-            block(store, q, 0, 10);
-            block(store, q, 10, 20);
-        }
+        writeBlocks(10, 20);
         Path file = single(journalFiles(dir));
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
             raf.setLength(find(file, "<BODY-17>"));
@@ -179,10 +183,7 @@ class JournalBlockTest {
             assertThat(get(store, q, "m12")).isNull();
             block(store, q, 10, 11);
         }
-        try (QueueStore store = QueueStore.open(config())) {
-            assertThat(store.recoveryProblems()).isEmpty();
-            assertThat(all(store, store.queue("q"))).containsExactlyElementsOf(ids(0, 11));
-        }
+        assertReopensCleanWith(ids(0, 11));
     }
 
     @Test
@@ -212,11 +213,7 @@ class JournalBlockTest {
 
     @Test
     void aBlockOfAnUnknownFormatVersionIsABadBlock() throws IOException {
-        try (QueueStore store = QueueStore.open(config())) {
-            QueueState q = store.create("q", 0, 0);
-            block(store, q, 0, 5);
-            block(store, q, 5, 10);
-        }
+        writeBlocks(5, 10);
         Path file = single(journalFiles(dir));
         // the version field of the block holding m5..m9: its header, then m5's PUT record (state "s-m5" at 42 + id length)
         long record = find(file, "s-m5") - (42 + 2);

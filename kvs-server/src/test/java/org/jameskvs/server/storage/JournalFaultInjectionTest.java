@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
@@ -39,6 +40,23 @@ class JournalFaultInjectionTest {
         for (int i = from; i < to; i++) {
             put(store, q, "m" + i, body(i));
             assertThat(store.commit()).isEqualTo(Status.OK);
+        }
+    }
+
+    /**
+     * Two journal files: queue "q" gets m0..m9 and queue "other" o1, then {@code alsoInTheFirst}
+     * writes to q, all committed together; the journal rolls; q gets m10..m19.
+     */
+    private void writeTwoFiles(BiConsumer<QueueStore, QueueState> alsoInTheFirst) {
+        try (QueueStore store = QueueStore.open(config())) {
+            QueueState q = store.create("q", 0, 0);
+            QueueState other = store.create("other", 0, 0);
+            write(store, q, 0, 10);
+            put(store, other, "o1", "other's");
+            alsoInTheFirst.accept(store, q);
+            assertThat(store.commit()).isEqualTo(Status.OK);
+            clock.advanceMillis(2000);
+            write(store, q, 10, 20);
         }
     }
 
@@ -103,15 +121,8 @@ class JournalFaultInjectionTest {
      */
     @Test
     void bitFlipInAnOlderFileLosingAPutMarksThatQueueDamaged() throws IOException {
-        try (QueueStore store = QueueStore.open(config())) {
-            QueueState q = store.create("q", 0, 0);
-            QueueState other = store.create("other", 0, 0);
-            write(store, q, 0, 10);
-            put(store, other, "o1", "other's");
-            assertThat(store.commit()).isEqualTo(Status.OK);
-            clock.advanceMillis(2000);
-            write(store, q, 10, 20);
-        }
+        writeTwoFiles((store, q) -> {
+        });
         List<Path> files = journalFiles(dir);
         assertThat(files).hasSize(2);
         flip(files.get(0), find(files.get(0), "<BODY-5>") + 200);
@@ -144,16 +155,7 @@ class JournalFaultInjectionTest {
     /** A DELETE in an older file is damaged: the deleted message comes back, and the queue says it is damaged. */
     @Test
     void bitFlipInAnOlderFileLosingADeleteMarksThatQueueDamaged() throws IOException {
-        try (QueueStore store = QueueStore.open(config())) {
-            QueueState q = store.create("q", 0, 0);
-            QueueState other = store.create("other", 0, 0);
-            write(store, q, 0, 10);
-            put(store, other, "o1", "other's");
-            assertThat(store.delete(q, id("m3"))).isEqualTo(Status.OK); // transaction 11
-            assertThat(store.commit()).isEqualTo(Status.OK);
-            clock.advanceMillis(2000);
-            write(store, q, 10, 20);
-        }
+        writeTwoFiles((store, q) -> assertThat(store.delete(q, id("m3"))).isEqualTo(Status.OK)); // transaction 11
         List<Path> files = journalFiles(dir);
         Path older = files.get(0);
         // the DELETE record is the last one naming m3 in that file (after m3's PUT): flip a bit of its id

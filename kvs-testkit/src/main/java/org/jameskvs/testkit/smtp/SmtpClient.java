@@ -50,17 +50,9 @@ public final class SmtpClient implements AutoCloseable {
      * responsibility), or the first non-success reply of MAIL/RCPT/DATA (the transaction is then reset).
      */
     public int send(String from, String to, String message) throws IOException {
-        int code = command("MAIL FROM:<" + from + ">");
-        if (code != 250) {
-            return reset(code);
-        }
-        code = command("RCPT TO:<" + to + ">");
-        if (code != 250 && code != 251) {
-            return reset(code);
-        }
-        code = command("DATA");
-        if (code != 354) {
-            return reset(code);
+        int refused = openData("MAIL FROM:<" + from + ">", to);
+        if (refused != 0) {
+            return refused;
         }
         StringBuilder data = new StringBuilder(message.length() + 64);
         for (String line : message.split("\r?\n", -1)) {
@@ -93,17 +85,9 @@ public final class SmtpClient implements AutoCloseable {
             .concat("\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
         byte[] line = ("x".repeat(74) + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
         long lines = Math.max(1, bodyBytes / line.length);
-        int code = command("MAIL FROM:<" + from + ">" + (declareSize ? " SIZE=" + (headers.length + lines * line.length) : ""));
-        if (code != 250) {
-            return reset(code);
-        }
-        code = command("RCPT TO:<" + to + ">");
-        if (code != 250 && code != 251) {
-            return reset(code);
-        }
-        code = command("DATA");
-        if (code != 354) {
-            return reset(code);
+        int refused = openData("MAIL FROM:<" + from + ">" + (declareSize ? " SIZE=" + (headers.length + lines * line.length) : ""), to);
+        if (refused != 0) {
+            return refused;
         }
         OutputStream buffered = new BufferedOutputStream(out, 1 << 16);
         buffered.write(headers);
@@ -126,6 +110,27 @@ public final class SmtpClient implements AutoCloseable {
             + "\r\n"
             + "Sent by the James KVS spool test sender.\r\n"
             + "Message " + messageId + ".";
+    }
+
+    /**
+     * The envelope: {@code mailFrom} (the MAIL command), RCPT TO, DATA. Returns 0 when the server
+     * waits for the message (354), else the code of the first non-success reply (the transaction is
+     * then reset).
+     */
+    private int openData(String mailFrom, String to) throws IOException {
+        int code = command(mailFrom);
+        if (code != 250) {
+            return reset(code);
+        }
+        code = command("RCPT TO:<" + to + ">");
+        if (code != 250 && code != 251) {
+            return reset(code);
+        }
+        code = command("DATA");
+        if (code != 354) {
+            return reset(code);
+        }
+        return 0;
     }
 
     private int reset(int code) throws IOException {

@@ -93,13 +93,18 @@ final class Cluster implements AutoCloseable {
         try {
             james.close();
         } finally {
-            try {
-                for (KvsNode node : nodes) {
-                    node.close();
-                }
-            } finally {
-                sink.close();
+            closeNodesThenSink(nodes, sink);
+        }
+    }
+
+    /** Closes the KVS nodes in order, then the sink, the sink even when a node's close failed (that failure is thrown). */
+    static void closeNodesThenSink(List<KvsNode> nodes, SmtpSink sink) throws Exception {
+        try {
+            for (KvsNode node : nodes) {
+                node.close();
             }
+        } finally {
+            sink.close();
         }
     }
 }

@@ -31,11 +31,7 @@ class ClusterAdminIT {
                 "\"expired\":false");
             assertThat(awaitBody(pair.a, "/kvs/cluster/nodes", "\"namespace\":\"james-b\"").body()).contains("\"adoptedHere\":false");
 
-            pair.sink.holdAll(true);
-            TrackingLoad load = new TrackingLoad("admin-a", pair.a.smtpPort(), 2, MAILS, 0, 60_000).start();
-            load.awaitDone(Duration.ofSeconds(120));
-            List<String> accepted = load.ids(TrackingLoad.Outcome.ACCEPTED);
-            assertThat(accepted).as(load.summary()).hasSize(MAILS);
+            List<String> accepted = pair.queueOnAWhileTheSinkHolds("admin-a", 2, MAILS, Duration.ofSeconds(120));
             // Killed only once every mail went from spool to outgoing: a mail killed between the two is in both
             // queues (the spooler had not deleted it yet) and moved twice, which the exact counts below exclude.
             awaitBody(pair.a, "/mailQueues/spool", "\"size\":0");

@@ -1,5 +1,7 @@
 package org.jameskvs.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -95,6 +97,20 @@ final class JamesPair implements AutoCloseable {
     }
 
     /**
+     * With the sink holding every session (so the mail stays queued on james-a), sends {@code mails}
+     * mails to james-a over {@code sessions} SMTP sessions and asserts each one was answered 250.
+     * @return their ids, a list the caller may extend
+     */
+    List<String> queueOnAWhileTheSinkHolds(String idPrefix, int sessions, int mails, Duration sending) throws Exception {
+        sink.holdAll(true);
+        TrackingLoad load = new TrackingLoad(idPrefix, a.smtpPort(), sessions, mails, 0, 60_000).start();
+        load.awaitDone(sending);
+        List<String> accepted = new ArrayList<>(load.ids(TrackingLoad.Outcome.ACCEPTED));
+        assertThat(accepted).as(load.summary()).hasSize(mails);
+        return accepted;
+    }
+
+    /**
      * Delivery rate of {@code ids} at the sink, mails per second: how many there are over the time from
      * the first one's first receipt to the last one's (0 when fewer than two were received).
      */
@@ -130,13 +146,7 @@ final class JamesPair implements AutoCloseable {
             b.close();
             a.close();
         } finally {
-            try {
-                for (KvsNode node : nodes) {
-                    node.close();
-                }
-            } finally {
-                sink.close();
-            }
+            Cluster.closeNodesThenSink(nodes, sink);
         }
     }
 }

@@ -3,7 +3,6 @@ package org.jameskvs.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -26,11 +25,7 @@ class OwnerReturnsIT {
     @Test
     void theOwnerRestartedWhileItsAdopterDeliversTakesItsNamespaceBackAndNothingIsLost() throws Exception {
         try (JamesPair pair = JamesPair.start("owner-returns")) {
-            pair.sink.holdAll(true);
-            TrackingLoad before = new TrackingLoad("returns-a", pair.a.smtpPort(), SESSIONS, MAILS, 0, 60_000).start();
-            before.awaitDone(Duration.ofSeconds(60 + MAILS / 10));
-            List<String> accepted = new ArrayList<>(before.ids(TrackingLoad.Outcome.ACCEPTED));
-            assertThat(accepted).as(before.summary()).hasSize(MAILS);
+            List<String> accepted = pair.queueOnAWhileTheSinkHolds("returns-a", SESSIONS, MAILS, Duration.ofSeconds(60 + MAILS / 10));
 
             pair.a.kill9();
             long claimed = JamesPair.awaitLog(pair.b, "adopted namespace james-a (claim holds)",

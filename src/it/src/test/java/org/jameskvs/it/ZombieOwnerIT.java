@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -25,11 +24,7 @@ class ZombieOwnerIT {
     @Test
     void aFrozenOwnerThatResumesAfterAdoptionIsFencedAndLosesNothing() throws Exception {
         try (JamesPair pair = JamesPair.start("zombie-owner")) {
-            pair.sink.holdAll(true);
-            TrackingLoad load = new TrackingLoad("zombie-a", pair.a.smtpPort(), SESSIONS, MAILS, 0, 60_000).start();
-            load.awaitDone(Duration.ofSeconds(60 + MAILS / 10));
-            List<String> accepted = new ArrayList<>(load.ids(TrackingLoad.Outcome.ACCEPTED));
-            assertThat(accepted).as(load.summary()).hasSize(MAILS);
+            List<String> accepted = pair.queueOnAWhileTheSinkHolds("zombie-a", SESSIONS, MAILS, Duration.ofSeconds(60 + MAILS / 10));
 
             pair.a.signal("STOP");
             Duration adoptionBound = Duration.ofMillis(JamesPair.LEASE_TIMEOUT_MILLIS).plusSeconds(120);

@@ -4,15 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 
 import org.junit.jupiter.api.Test;
 
@@ -33,7 +28,6 @@ import org.junit.jupiter.api.Test;
  */
 class OrSetGcPropertyTest {
     private static final int OPS = Integer.getInteger("orset.ops", 100);
-    private static final int KEYS = 6;
 
     private long g1, g2, g3, g4, crashes, addWins, reads;
 
@@ -102,16 +96,8 @@ class OrSetGcPropertyTest {
             if (action < 30) {
                 int n = random.nextInt(3);
                 Site node = nodes.get(n);
-                String key = "k" + random.nextInt(KEYS);
-                int kind = random.nextInt(10);
-                List<OrSetOp<Integer>> made = new ArrayList<>();
-                if (kind < 6) {
-                    made.add(node.state.prepareAdd(key, new Tag(node.name, sessions[n], ++counters[n]), random.nextInt(50), logs.issued.size()));
-                } else if (kind < 9) {
-                    node.state.prepareRemove(key, new Tag(node.name, sessions[n], ++counters[n])).ifPresent(made::add);
-                } else {
-                    made.addAll(node.state.prepareRemoveAll(() -> new Tag(node.name, sessions[n], ++counters[n]), 1 + random.nextInt(3)));
-                }
+                List<OrSetOp<Integer>> made = OrSetPropertyTest.issue(random, node.state,
+                    () -> new Tag(node.name, sessions[n], ++counters[n]), logs.issued.size()).ops();
                 for (OrSetOp<Integer> op : made) {
                     if (op instanceof OrSetOp.Remove<Integer> remove) {
                         countAddWins(remove, logs, node);

@@ -4,15 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
+import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
 
@@ -66,32 +62,23 @@ class OrSetPropertyTest {
         List<Site> replicas = List.of(new Site("r0"), new Site("r1"));
         long[] sessions = {random.nextLong() & Long.MAX_VALUE, random.nextLong() & Long.MAX_VALUE, random.nextLong() & Long.MAX_VALUE};
         long[] counters = new long[3];
-        // For "a remove after observing an add removes it" and "add wins": which tags each remove observed.
-        Map<Tag, String> keyOfTag = new HashMap<>();
 
         while (ops.size() < OPS) {
             int action = random.nextInt(100);
             if (action < 35) {
                 int n = random.nextInt(3);
                 Site node = nodes.get(n);
-                String key = "k" + random.nextInt(KEYS);
-                int kind = random.nextInt(10);
-                List<OrSetOp<Integer>> made = new ArrayList<>();
+                Issued issued = issue(random, node.state, () -> new Tag(node.name, sessions[n], ++counters[n]), ops.size());
+                String key = issued.key();
+                int kind = issued.kind();
                 if (kind < 6) {
-                    Tag tag = new Tag(node.name, sessions[n], ++counters[n]);
-                    OrSetOp.Add<Integer> add = node.state.prepareAdd(key, tag, random.nextInt(50), ops.size());
-                    keyOfTag.put(tag, key);
-                    made.add(add);
                     stats.stores++;
                 } else if (kind < 9) {
-                    Tag id = new Tag(node.name, sessions[n], ++counters[n]);
-                    node.state.prepareRemove(key, id).ifPresent(made::add);
                     stats.removes++;
                 } else {
-                    made.addAll(node.state.prepareRemoveAll(() -> new Tag(node.name, sessions[n], ++counters[n]), 1 + random.nextInt(3)));
                     stats.removeAlls++;
                 }
-                for (OrSetOp<Integer> op : made) {
+                for (OrSetOp<Integer> op : issued.ops()) {
                     if (op instanceof OrSetOp.Remove<Integer> remove) {
                         countAddWins(remove, nodes, ops, node);
                     }
@@ -161,6 +148,29 @@ class OrSetPropertyTest {
                 }
             }
         }
+    }
+
+    /** One random operation of a node: its key, its kind (0-5 store, 6-8 remove, 9 removeAll), what it wrote. */
+    record Issued(String key, int kind, List<OrSetOp<Integer>> ops) {
+    }
+
+    /**
+     * A node's random operation (shared with {@link OrSetGcPropertyTest}): a key of {@value #KEYS},
+     * a kind, then 0-5 a store (a random timestamp below 50, {@code index} as payload), 6-8 a remove,
+     * 9 a removeAll (1 to 3 tags per operation); each operation's tag from {@code nextTag}.
+     */
+    static Issued issue(Random random, OrSet<Integer> state, Supplier<Tag> nextTag, int index) {
+        String key = "k" + random.nextInt(KEYS);
+        int kind = random.nextInt(10);
+        List<OrSetOp<Integer>> made = new ArrayList<>();
+        if (kind < 6) {
+            made.add(state.prepareAdd(key, nextTag.get(), random.nextInt(50), index));
+        } else if (kind < 9) {
+            state.prepareRemove(key, nextTag.get()).ifPresent(made::add);
+        } else {
+            made.addAll(state.prepareRemoveAll(nextTag, 1 + random.nextInt(3)));
+        }
+        return new Issued(key, kind, made);
     }
 
     /** Counts adds of keys this remove touches that its source had not observed (concurrent adds). */

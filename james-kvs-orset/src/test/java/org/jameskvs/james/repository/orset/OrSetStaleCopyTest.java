@@ -6,20 +6,18 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.james.mailrepository.api.MailKey;
-import org.apache.james.mailrepository.api.MailRepositoryPath;
-import org.apache.james.mailrepository.api.MailRepositoryUrl;
-import org.jameskvs.james.KvsQueues;
-import org.jameskvs.james.ReplicatedKvsOpener;
-import org.jameskvs.james.config.KvsSpoolConfiguration;
+import org.jameskvs.james.repository.orset.OrSetCopyNodes.Node;
 import org.jameskvs.server.KvsServer;
 import org.jameskvs.server.ServerConfig;
+import org.jameskvs.server.TestServerProperties;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,7 +33,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class OrSetStaleCopyTest {
     private static final String PASSWORD = "orset-stale-secret";
-    private static final MailRepositoryUrl URL = MailRepositoryUrl.fromPathAndProtocol(MailRepositoryPath.from("var/mail/error"), "kvs");
     private static final int MAILS = 20;
 
     @TempDir
@@ -43,17 +40,11 @@ class OrSetStaleCopyTest {
 
     private final List<KvsServer> servers = new ArrayList<>();
     private final int[] ports = new int[3];
-    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final OrSetCopyNodes nodes = new OrSetCopyNodes("stale", PASSWORD);
 
     @AfterEach
     void tearDown() {
-        for (int i = closeables.size() - 1; i >= 0; i--) {
-            try {
-                closeables.get(i).close();
-            } catch (Exception e) {
-                // best effort
-            }
-        }
+        nodes.close();
         servers.forEach(s -> {
             try {
                 s.close();
@@ -72,70 +63,49 @@ class OrSetStaleCopyTest {
         Node a = node("A");
         Node b = node("B");
         for (int i = 0; i < MAILS; i++) {
-            a.repository.store(OrSetMailRepositoryConvergenceTest.mail("mail-" + i, "body " + i));
+            a.repository().store(OrSetMailRepositoryConvergenceTest.mail("mail-" + i, "body " + i));
         }
-        b.repository.sync();
-        assertThat(b.repository.size()).isEqualTo(MAILS);
+        b.repository().sync();
+        assertThat(b.repository().size()).isEqualTo(MAILS);
 
         // kvs1, a member of every log (FIRST_TWO: kvs0 and kvs1), stops: A's log is rebuilt on kvs2.
         servers.get(1).close();
-        String logA = logOf("A");
+        String logA = nodes.logOf("A");
         awaitInSyncOn(a, logA, "kvs0", "kvs2");
         // kvs1 comes back with its journal: a stale copy of A's log, 20 ADDs.
         servers.set(1, startServer(1));
 
         for (int i = 0; i < MAILS; i++) {
-            a.repository.remove(new MailKey("mail-" + i));
+            a.repository().remove(new MailKey("mail-" + i));
         }
-        assertThat(a.repository.size()).isZero();
+        assertThat(a.repository().size()).isZero();
         // Garbage collection on both nodes (bounded): A's ADDs and REMOVEs leave A's log, B's
         // tombstones of them go once the ADDs are gone from the copies B reads.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline && (a.repository.ownRecords() > 0 || b.repository.tombstones() > 0)) {
-            a.repository.collectGarbageNow();
-            b.repository.collectGarbageNow();
+        while (System.nanoTime() < deadline && (a.repository().ownRecords() > 0 || b.repository().tombstones() > 0)) {
+            a.repository().collectGarbageNow();
+            b.repository().collectGarbageNow();
             Thread.sleep(50);
         }
-        assertThat(a.repository.ownRecords()).as("records left in A's own log").isZero();
-        assertThat(b.repository.tombstones()).as("B's tombstones of A's removed mail (GC liveness)").isZero();
-        assertThat(b.repository.size()).isZero();
+        assertThat(a.repository().ownRecords()).as("records left in A's own log").isZero();
+        assertThat(b.repository().tombstones()).as("B's tombstones of A's removed mail (GC liveness)").isZero();
+        assertThat(b.repository().size()).isZero();
 
         // A node started now reads A's log: it must see what A sees.
         Node c = node("C");
-        c.repository.sync();
-        assertThat(c.repository.size()).as("mail on a node started after the removal (resurrection)").isZero();
-        assertThat(a.repository.size()).isZero();
-    }
-
-    private record Node(OrSetMailRepository repository, ReplicatedKvsOpener opener) {
+        c.repository().sync();
+        assertThat(c.repository().size()).as("mail on a node started after the removal (resurrection)").isZero();
+        assertThat(a.repository().size()).isZero();
     }
 
     private Node node(String id) {
-        Properties p = new Properties();
-        p.setProperty("servers", "127.0.0.1:" + ports[0]);
-        p.setProperty("replication.nodes", "kvs0,kvs1,kvs2");
+        Map<String, Integer> members = new LinkedHashMap<>();
         for (int i = 0; i < 3; i++) {
-            p.setProperty("replication.node.kvs" + i + ".active", "127.0.0.1:" + ports[i]);
+            members.put("kvs" + i, ports[i]);
         }
-        p.setProperty("replication.placement.rule", "FIRST_TWO");
-        p.setProperty("user", "james");
-        p.setProperty("password", PASSWORD);
-        p.setProperty("namespace", "stale");
-        p.setProperty("ownerName", id);
-        p.setProperty("requestTimeout", "10000");
-        KvsSpoolConfiguration configuration = KvsSpoolConfiguration.from(p);
-        ReplicatedKvsOpener opener = ReplicatedKvsOpener.start(configuration);
-        KvsQueues queues = new KvsQueues(opener, configuration);
-        OrSetMailRepository repository = new OrSetMailRepository(queues, opener, URL, id,
-            new OrSetMailRepository.Options(true, Duration.ofMillis(100), Duration.ofMinutes(5)), System::currentTimeMillis);
-        closeables.add(opener);
-        closeables.add(queues);
-        closeables.add(repository);
-        return new Node(repository, opener);
-    }
-
-    private static String logOf(String node) {
-        return "stale/repo/" + URL.getPath().asString() + OrSetMailRepository.NODE_SEPARATOR + node;
+        Properties placement = new Properties();
+        placement.setProperty("replication.placement.rule", "FIRST_TWO");
+        return nodes.start(id, members, placement);
     }
 
     /** Waits (bounded) until the writer's management table shows the log SYNC on exactly these nodes. */
@@ -145,11 +115,11 @@ class OrSetStaleCopyTest {
         while (System.nanoTime() < deadline) {
             // Writes make the writer notice the lost node at once (heartbeats would too, later).
             try {
-                writer.repository.sync();
+                writer.repository().sync();
             } catch (RuntimeException ignored) {
                 // a read may fail while the copies move
             }
-            table = writer.opener.managementTable();
+            table = writer.opener().managementTable();
             List<String> sync = new ArrayList<>();
             for (String line : table.split("\n")) {
                 String[] f = line.trim().split("\\s+");
@@ -166,12 +136,8 @@ class OrSetStaleCopyTest {
     }
 
     private KvsServer startServer(int i) {
-        Properties p = new Properties();
+        Properties p = TestServerProperties.of(dir.resolve("kvs" + i), PASSWORD);
         p.setProperty("listen.port", String.valueOf(ports[i]));
-        p.setProperty("data.dir", dir.resolve("kvs" + i).toString());
-        p.setProperty("auth.password", PASSWORD);
-        p.setProperty("metrics.enabled", "false");
-        p.setProperty("disk.minFreeBytes", "0");
         return KvsServer.start(ServerConfig.fromProperties(p));
     }
 

@@ -62,11 +62,7 @@ final class OrSetTestKvs implements BeforeAllCallback, AfterAllCallback, AutoClo
             }
             p.setProperty("replication.nodes", names.toString());
         }
-        p.setProperty("user", "james");
-        p.setProperty("password", PASSWORD);
-        p.setProperty("namespace", namespace);
-        p.setProperty("ownerName", nodeId);
-        p.setProperty("requestTimeout", "10000");
+        OrSetCopyNodes.setIdentity(p, PASSWORD, namespace, nodeId);
         KvsSpoolConfiguration configuration = KvsSpoolConfiguration.from(p);
         org.jameskvs.james.KvsQueueOpener opener = configuration.replicated()
             ? org.jameskvs.james.ReplicatedKvsOpener.start(configuration) : KvsClientOpener.connect(configuration);
