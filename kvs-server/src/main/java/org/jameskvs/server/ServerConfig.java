@@ -136,13 +136,21 @@ public record ServerConfig(String listenHost, int listenPort, Path dataDir, Stri
 
     /** Defaults for tests and embedding: port 0, metrics off, the given data dir and password. */
     public static ServerConfig forTest(Path dataDir, String password) {
+        return fromProperties(testProperties(dataDir, password));
+    }
+
+    /**
+     * The properties behind {@link #forTest}, for a test that adds or changes some first: any free
+     * port, metrics off, no free-disk floor, the given folder and password.
+     */
+    public static Properties testProperties(Path dataDir, String password) {
         Properties p = new Properties();
         p.setProperty("listen.port", "0");
         p.setProperty("data.dir", dataDir.toString());
         p.setProperty("auth.password", password);
         p.setProperty("metrics.enabled", "false");
         p.setProperty("disk.minFreeBytes", "0");
-        return fromProperties(p);
+        return p;
     }
 
     public StoreConfig storeConfig() {

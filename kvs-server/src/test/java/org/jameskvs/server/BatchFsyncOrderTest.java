@@ -71,7 +71,7 @@ class BatchFsyncOrderTest {
     }
 
     private ServerConfig config(String policy) {
-        Properties p = TestServerProperties.of(dir, PASSWORD);
+        Properties p = ServerConfig.testProperties(dir, PASSWORD);
         p.setProperty("fsync.policy", policy);
         return ServerConfig.fromProperties(p);
     }

@@ -161,7 +161,7 @@ class ClientServerIntegrationTest {
 
     @Test
     void prometheusEndpointShowsOperationsQueueSizesAndConnections() throws Exception {
-        Properties props = TestServerProperties.of(dir, PASSWORD);
+        Properties props = ServerConfig.testProperties(dir, PASSWORD);
         props.setProperty("metrics.enabled", "true");
         props.setProperty("metrics.port", "0");
         try (KvsServer server = KvsServer.start(ServerConfig.fromProperties(props));

@@ -36,7 +36,7 @@ class DamagedQueueServerTest {
     Path dir;
 
     private ServerConfig config(int metricsPort) {
-        Properties p = TestServerProperties.of(dir, PASSWORD);
+        Properties p = ServerConfig.testProperties(dir, PASSWORD);
         p.setProperty("metrics.enabled", Boolean.toString(metricsPort > 0));
         p.setProperty("metrics.port", Integer.toString(metricsPort));
         return ServerConfig.fromProperties(p);

@@ -24,7 +24,7 @@ class ListenPasswordTest {
     Path dir;
 
     private ServerConfig config(String host, String password) {
-        Properties p = TestServerProperties.of(dir.resolve("data"), password);
+        Properties p = ServerConfig.testProperties(dir.resolve("data"), password);
         p.setProperty("listen.host", host);
         return ServerConfig.fromProperties(p);
     }

@@ -62,7 +62,7 @@ class QueueSizeCountsMailOnlyTest {
     }
 
     private KvsServer start() {
-        Properties p = TestServerProperties.of(dir, PASSWORD);
+        Properties p = ServerConfig.testProperties(dir, PASSWORD);
         p.setProperty("metrics.enabled", "true");
         p.setProperty("metrics.port", "0");
         return KvsServer.start(ServerConfig.fromProperties(p));

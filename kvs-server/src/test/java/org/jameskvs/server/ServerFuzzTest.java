@@ -70,7 +70,7 @@ class ServerFuzzTest {
         long seed = Long.getLong("fuzz.seed", System.nanoTime());
         System.out.println("ServerFuzzTest seed=" + seed + " (replay with -Dfuzz.seed=" + seed + ")");
         Random rnd = new Random(seed);
-        Properties props = TestServerProperties.of(dir, PASSWORD);
+        Properties props = ServerConfig.testProperties(dir, PASSWORD);
         props.setProperty("frame.maxBytes", Integer.toString(MAX_FRAME));
         try (KvsServer server = KvsServer.start(ServerConfig.fromProperties(props));
              RawClient bystander = RawClient.authenticated(server.port(), PASSWORD)) {

@@ -64,7 +64,7 @@ public record TestCertificates(Path dir) {
      * {@code clientAuth} optional or require, accepts client certificates signed by this CA.
      */
     public ServerConfig serverConfig(Path dataDir, String password, String clientAuth) {
-        Properties p = TestServerProperties.of(dataDir, password);
+        Properties p = ServerConfig.testProperties(dataDir, password);
         p.setProperty("tls.enabled", "true");
         p.setProperty("tls.certChain", serverCert().toString());
         p.setProperty("tls.privateKey", serverKey().toString());

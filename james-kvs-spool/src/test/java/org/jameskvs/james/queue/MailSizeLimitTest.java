@@ -19,7 +19,6 @@ import org.jameskvs.james.KvsQueues;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
 import org.jameskvs.server.KvsServer;
 import org.jameskvs.server.ServerConfig;
-import org.jameskvs.server.TestServerProperties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,7 +50,7 @@ class MailSizeLimitTest {
 
     @Test
     void aServerWithASmallerFrameLimitRefusesForGoodToo() throws Exception {
-        Properties p = TestServerProperties.of(dir, PASSWORD);
+        Properties p = ServerConfig.testProperties(dir, PASSWORD);
         p.setProperty("frame.maxBytes", String.valueOf(FRAME_MAX_BYTES / 2));
         try (KvsServer server = KvsServer.start(ServerConfig.fromProperties(p))) {
             withQueue(server, FRAME_MAX_BYTES, outgoing -> {

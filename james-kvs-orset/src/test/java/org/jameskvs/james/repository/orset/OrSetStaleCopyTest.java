@@ -17,7 +17,6 @@ import org.apache.james.mailrepository.api.MailKey;
 import org.jameskvs.james.repository.orset.OrSetCopyNodes.Node;
 import org.jameskvs.server.KvsServer;
 import org.jameskvs.server.ServerConfig;
-import org.jameskvs.server.TestServerProperties;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -136,7 +135,7 @@ class OrSetStaleCopyTest {
     }
 
     private KvsServer startServer(int i) {
-        Properties p = TestServerProperties.of(dir.resolve("kvs" + i), PASSWORD);
+        Properties p = ServerConfig.testProperties(dir.resolve("kvs" + i), PASSWORD);
         p.setProperty("listen.port", String.valueOf(ports[i]));
         return KvsServer.start(ServerConfig.fromProperties(p));
     }
