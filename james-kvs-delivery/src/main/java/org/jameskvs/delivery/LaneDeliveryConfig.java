@@ -33,6 +33,15 @@ import java.util.function.Function;
  * <tr><td>{@code suspendAfterFailures}</td><td>{@code 3}</td><td>the suspension rule's threshold: this many 421 replies or connect/greeting failures of a lane ...</td></tr>
  * <tr><td>{@code suspendWindowMillis}</td><td>{@code 300000}</td><td>... within this window ...</td></tr>
  * <tr><td>{@code suspendForMillis}</td><td>{@code 600000}</td><td>... suspend the lane for this long: it opens no connection until then</td></tr>
+ * <tr><td>{@code replyRule1}, {@code replyRule2}, ... (up to {@code replyRule50}, numbered without gaps)</td><td>(none)</td><td>traffic shaping rules on the SMTP replies of a destination, besides the built-in 421 rule above:
+ * {@code key=value} pairs separated by {@code ;}: what a reply must match, any of {@code code} ({@code 421}, {@code 4xx}),
+ * {@code enhancedCode} ({@code 4.7.1}, or {@code 4.7} for all of 4.7.x) and {@code text} (a case-insensitive Java regular
+ * expression found in the reply text, e.g. {@code too many connections|rate limited}), all named parts must match; and
+ * {@code suspendAfterFailures}, {@code suspendWindowMillis}, {@code suspendForMillis}, defaulting to the three settings above:
+ * that many matching replies (to any command, at the greeting included) within the window suspend the destination (its
+ * dedicated lane, or only that domain in its bucket) for that long; the suspension expires by itself.
+ * Example: {@code <replyRule1>code=4xx; text=rate limited; suspendAfterFailures=3; suspendForMillis=60000</replyRule1>}.
+ * See {@link ReplyRule}</td></tr>
  * <tr><td>{@code deliveryThreads}</td><td>{@code 64}</td><td>threads doing SMTP I/O for all lanes together</td></tr>
  * <tr><td>{@code heloName}</td><td>{@code localhost}</td><td>name given in EHLO/HELO</td></tr>
  * <tr><td>{@code bounceProcessor}</td><td>{@code bounces}</td><td>processor a permanently failed mail is sent to (as RemoteDelivery's)</td></tr>
@@ -77,7 +86,8 @@ public record LaneDeliveryConfig(
     boolean mxGrouping,
     boolean sharedLimits,
     int sharedLimitsMaxNodes,
-    Duration sharedLimitsRefresh) {
+    Duration sharedLimitsRefresh,
+    List<ReplyRule> replyRules) {
 
     public LaneDeliveryConfig {
         if (buckets < 1) {
@@ -134,7 +144,27 @@ public record LaneDeliveryConfig(
             bool("mxGrouping", p.apply("mxGrouping")),
             bool("sharedLimits", p.apply("sharedLimits")),
             integer(p, "sharedLimitsMaxNodes", 8),
-            millis(p, "sharedLimitsRefreshMillis", 2_000));
+            millis(p, "sharedLimitsRefreshMillis", 2_000),
+            replyRules(p, integer(p, "suspendAfterFailures", 3), millis(p, "suspendWindowMillis", 300_000),
+                millis(p, "suspendForMillis", 600_000)));
+    }
+
+    /** Most reply rules read ({@code replyRule1} .. {@code replyRule50}). */
+    static final int MAX_REPLY_RULES = 50;
+
+    private static List<ReplyRule> replyRules(Function<String, String> p, int threshold, Duration window, Duration suspendFor) {
+        List<ReplyRule> rules = new ArrayList<>();
+        for (int i = 1; i <= MAX_REPLY_RULES; i++) {
+            String spec = p.apply("replyRule" + i);
+            if (spec == null) {
+                if (p.apply("replyRule" + (i + 1)) != null) {
+                    throw new IllegalArgumentException("replyRule" + (i + 1) + " without replyRule" + i + ": number the rules from 1 without gaps");
+                }
+                break;
+            }
+            rules.add(ReplyRule.parse("replyRule" + i, spec, threshold, window, suspendFor));
+        }
+        return List.copyOf(rules);
     }
 
     /** The receipt regulation marks of one lane: refuse at {@code high}, accept again at {@code low}. */

@@ -191,6 +191,9 @@ final class LaneWorker implements AutoCloseable {
                 }
                 result = new TransactionResult(List.of(), recipients, List.of(), failure.reply());
             }
+            if (result.reply() != null && !result.reply().positive()) {
+                applyReplyRules(domainRule, domain, result.reply());
+            }
             settle(item, mail, result);
             return feedback;
         } catch (Exception e) {
@@ -202,6 +205,15 @@ final class LaneWorker implements AutoCloseable {
                 connections.cancel(reservation, domain);
             }
             stats.inFlight.decrementAndGet();
+        }
+    }
+
+    /** Counts {@code reply} for every configured reply rule it matches (each may suspend the destination). */
+    private void applyReplyRules(SuspensionRule domainRule, String domain, SmtpReply reply) {
+        for (ReplyRule rule : config.replyRules()) {
+            if (domainRule.recordMatch(rule, reply)) {
+                LOGGER.warn("Lane {} suspended for {}: {}", state.lane().name(), domain, domainRule.reason());
+            }
         }
     }
 
