@@ -46,9 +46,9 @@ import java.util.function.Function;
  * <tr><td>{@code heloName}</td><td>{@code localhost}</td><td>name given in EHLO/HELO</td></tr>
  * <tr><td>{@code bounceProcessor}</td><td>{@code bounces}</td><td>processor a permanently failed mail is sent to (as RemoteDelivery's)</td></tr>
  * <tr><td>{@code mxGrouping}</td><td>{@code false}</td><td>{@code true}: a tail domain's bucket is chosen by its best MX host (looked up through James's DNS, remembered an hour), so domains sharing MX hosts share a lane, its limits and its rate; a domain whose MX cannot be looked up goes by its name</td></tr>
- * <tr><td>{@code sharedLimits}</td><td>{@code false}</td><td>{@code true}: {@code concurrency} and {@code maxMessageRate} hold for the lane across every James node on the KVS cluster, not per node (connection slots are locks on one KVS server: the first of {@code servers}, or of {@code replication.nodes}; each of the n live nodes paces 1/n of the rate; see KvsSharedLimits)</td></tr>
+ * <tr><td>{@code sharedLimits}</td><td>{@code false}</td><td>{@code true}: {@code concurrency} and {@code maxMessageRate} hold for the lane across every James node on the KVS cluster, not per node (connection slots are locks on one KVS server: the first of {@code servers}, or of {@code replication.nodes}; each of the n live nodes that have mail for a lane paces 1/n of its rate, a node with none for it holds none back; see KvsSharedLimits)</td></tr>
  * <tr><td>{@code sharedLimitsMaxNodes}</td><td>{@code 8}</td><td>James nodes that may share the limits at once (member locks probed every refresh)</td></tr>
- * <tr><td>{@code sharedLimitsRefreshMillis}</td><td>{@code 2000}</td><td>how often a node counts the live nodes (a joining or leaving node changes the rate shares within this)</td></tr>
+ * <tr><td>{@code sharedLimitsRefreshMillis}</td><td>{@code 2000}</td><td>how often a node counts the live nodes and, per rate-limited lane it has mail for, the nodes that have mail for it too (a node joining, leaving, or gaining or running out of mail for a lane changes that lane's shares within about this)</td></tr>
  * </table>
  *
  * <p>Receipt regulation is an SMTP hook ({@link LaneBacklogHook}), configured on its handler in

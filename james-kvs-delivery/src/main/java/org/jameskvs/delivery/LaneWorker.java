@@ -48,6 +48,7 @@ final class LaneWorker implements AutoCloseable {
     private final LaneConnections connections;
     private final DelayTiers delays;
     private final RatePacer pacer;
+    private final SharedLimits limits;
     private final AdaptiveLimit limit;
     private Disposable subscription;
 
@@ -62,7 +63,8 @@ final class LaneWorker implements AutoCloseable {
         this.io = io;
         this.clock = clock;
         this.connections = new LaneConnections(state.lane(), config, limits, state.stats(), clock);
-        this.pacer = new RatePacer(() -> config.maxMessageRate() * limits.rateShare(), System::nanoTime);
+        this.limits = limits;
+        this.pacer = new RatePacer(() -> config.maxMessageRate() * limits.rateShare(state.lane()), System::nanoTime);
         this.limit = new AdaptiveLimit(config.initialConcurrency(), state.concurrency());
         state.stats().currentLimit = limit::current;
     }
@@ -94,6 +96,9 @@ final class LaneWorker implements AutoCloseable {
                 })
                 .then();
             Duration wait = pacer.reserve();
+            if (config.maxMessageRate() > 0) {
+                limits.demand(state.lane(), wait);
+            }
             return wait.isZero() ? delivery : Mono.delay(wait).then(delivery);
         }
         state.stats().held.incrementAndGet();
