@@ -50,6 +50,8 @@ class AdminAtScaleE2ETest {
     private static final int DOMAINS = Integer.getInteger("lanes.admin.domains", 1_000);
     private static final int DEDICATED = Integer.getInteger("lanes.admin.dedicated", 100);
     private static final int REQUESTS = Integer.getInteger("lanes.admin.requests", 20);
+    /** Lines of the live class histogram printed with each heap figure (0: none). */
+    private static final int HISTOGRAM = Integer.getInteger("lanes.admin.histogram", 0);
     private static final Duration TIMEOUT = Duration.ofMinutes(60);
 
     static {
@@ -89,11 +91,13 @@ class AdminAtScaleE2ETest {
             }
             time(() -> admin.lanes(), 3); // JIT, connections
             long heapEmpty = KvsLaneQueues.liveHeap();
+            printHistogram("empty");
 
             long fillStart = System.nanoTime();
             fill(spool);
             double fillSeconds = (System.nanoTime() - fillStart) / 1e9;
             long heapFull = KvsLaneQueues.liveHeap();
+            printHistogram("with the mails queued");
 
             JsonNode[] last = new JsonNode[1];
             long[] all = time(() -> last[0] = admin.lanes(), REQUESTS);
@@ -156,6 +160,18 @@ class AdminAtScaleE2ETest {
                 return i;
             }).subscribeOn(Schedulers.boundedElastic()), 64)
             .blockLast(TIMEOUT);
+    }
+
+    /** The first HISTOGRAM lines of this JVM's live class histogram (jcmd GC.class_histogram). */
+    private static void printHistogram(String when) throws Exception {
+        if (HISTOGRAM <= 0) {
+            return;
+        }
+        javax.management.ObjectName command = new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand");
+        String histogram = (String) java.lang.management.ManagementFactory.getPlatformMBeanServer().invoke(command,
+            "gcClassHistogram", new Object[] {new String[0]}, new String[] {String[].class.getName()});
+        System.out.println("AdminAtScaleE2ETest: live class histogram, " + when + ":");
+        histogram.lines().limit(HISTOGRAM + 2L).forEach(System.out::println);
     }
 
     private interface Request {
