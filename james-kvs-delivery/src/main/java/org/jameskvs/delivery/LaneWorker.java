@@ -150,7 +150,9 @@ final class LaneWorker implements AutoCloseable {
     private void bounceByOrder(MailQueueItem item) {
         Mail mail = item.getMail();
         try {
-            SmtpReply reply = SmtpReply.noReply("bounced by an administrator's order until " + bounceOrdered(item));
+            Collection<MailAddress> to = mail.getRecipients();
+            String why = to.isEmpty() ? "an administrator's order" : state.bounces().reasonFor(to.iterator().next().getDomain().asString());
+            SmtpReply reply = SmtpReply.noReply("bounced by " + why + " until " + bounceOrdered(item));
             Mail bounced = copyFor(mail, mail.getRecipients(), "-bounce");
             bounced.setErrorMessage(reply.toString());
             bouncer.bounce(bounced, reply);
@@ -218,7 +220,14 @@ final class LaneWorker implements AutoCloseable {
     /** Counts {@code reply} for every configured reply rule it matches (each may suspend the destination). */
     private void applyReplyRules(SuspensionRule domainRule, String domain, SmtpReply reply) {
         for (ReplyRule rule : config.replyRules()) {
-            if (domainRule.recordMatch(rule, reply)) {
+            if (!domainRule.recordMatch(rule, reply)) {
+                continue;
+            }
+            if (rule.action() == ReplyRule.Action.BOUNCE) {
+                String why = rule + " (" + rule.threshold() + " matching replies, last: " + reply + ")";
+                state.bounces().order(domain, rule.suspendFor(), why);
+                LOGGER.warn("Lane {}: mail to {} bounced for {} ms: {}", state.lane().name(), domain, rule.suspendFor().toMillis(), why);
+            } else {
                 LOGGER.warn("Lane {} suspended for {}: {}", state.lane().name(), domain, domainRule.reason());
             }
         }

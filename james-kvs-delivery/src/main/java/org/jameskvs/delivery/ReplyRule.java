@@ -19,7 +19,10 @@ import java.util.regex.PatternSyntaxException;
  * <li>{@code text}: a Java regular expression found anywhere in the reply text (enhanced code included),
  * case-insensitive, so a plain phrase such as {@code too many connections} is a substring match.</li>
  * </ul>
- * Replies made up for a failure that got none (connect refused, timeout) never match. Configured as
+ * Replies made up for a failure that got none (connect refused, timeout) never match. With
+ * {@code action=bounce} the rule, at its threshold, orders the destination's mail bounced (queued or
+ * arriving, as an administrator's bounce order does) for {@code bounceForMillis} (an alias of
+ * {@code suspendForMillis}) instead of suspending it. Configured as
  * {@code replyRule1}, {@code replyRule2}, ... in {@link LaneDeliveryConfig}, each
  * {@code key=value} pairs separated by {@code ;} (so a text cannot contain {@code ;}), e.g.
  * {@code code=4xx; text=rate limited|too many connections; suspendAfterFailures=3;
@@ -27,7 +30,10 @@ import java.util.regex.PatternSyntaxException;
  * settings of the same name.
  */
 public record ReplyRule(String name, String code, String enhancedCode, Pattern text, int threshold, Duration window,
-                        Duration suspendFor) {
+                        Duration suspendFor, Action action) {
+    /** What a rule does at its threshold: suspend the destination, or order its mail bounced, for {@code suspendFor}. */
+    public enum Action { SUSPEND, BOUNCE }
+
     private static final Pattern CODE = Pattern.compile("[2-5][0-9x][0-9x]");
     private static final Pattern ENHANCED = Pattern.compile("[245](\\.[0-9]{1,3}){0,2}");
     private static final Pattern LEADING_ENHANCED = Pattern.compile("^([245]\\.[0-9]{1,3}\\.[0-9]{1,3})(?:\\s|$)");
@@ -40,7 +46,7 @@ public record ReplyRule(String name, String code, String enhancedCode, Pattern t
             throw new IllegalArgumentException(name + ": suspendAfterFailures must be at least 1, was " + threshold);
         }
         if (window.isNegative() || suspendFor.isNegative() || suspendFor.isZero()) {
-            throw new IllegalArgumentException(name + ": suspendWindowMillis must not be negative and suspendForMillis must be positive");
+            throw new IllegalArgumentException(name + ": suspendWindowMillis must not be negative and suspendForMillis (bounceForMillis) must be positive");
         }
     }
 
@@ -88,6 +94,7 @@ public record ReplyRule(String name, String code, String enhancedCode, Pattern t
         int threshold = defaultThreshold;
         Duration window = defaultWindow;
         Duration suspendFor = defaultSuspendFor;
+        Action action = Action.SUSPEND;
         for (String part : spec.split(";")) {
             if (part.isBlank()) {
                 continue;
@@ -120,12 +127,19 @@ public record ReplyRule(String name, String code, String enhancedCode, Pattern t
                 }
                 case "suspendAfterFailures" -> threshold = number(name, key, value);
                 case "suspendWindowMillis" -> window = Duration.ofMillis(number(name, key, value));
-                case "suspendForMillis" -> suspendFor = Duration.ofMillis(number(name, key, value));
+                case "suspendForMillis", "bounceForMillis" -> suspendFor = Duration.ofMillis(number(name, key, value));
+                case "action" -> {
+                    try {
+                        action = Action.valueOf(value.toUpperCase(Locale.ROOT));
+                    } catch (IllegalArgumentException e) {
+                        throw new IllegalArgumentException(name + ": action must be suspend or bounce, was '" + value + "'", e);
+                    }
+                }
                 default -> throw new IllegalArgumentException(name + ": unknown key '" + key
-                    + "' (code, enhancedCode, text, suspendAfterFailures, suspendWindowMillis, suspendForMillis)");
+                    + "' (code, enhancedCode, text, suspendAfterFailures, suspendWindowMillis, suspendForMillis, action, bounceForMillis)");
             }
         }
-        return new ReplyRule(name, code, enhanced, text, threshold, window, suspendFor);
+        return new ReplyRule(name, code, enhanced, text, threshold, window, suspendFor, action);
     }
 
     private static int number(String name, String key, String value) {
@@ -139,7 +153,7 @@ public record ReplyRule(String name, String code, String enhancedCode, Pattern t
     @Override
     public String toString() {
         return name + " (" + (code == null ? "" : "code " + code + " ") + (enhancedCode == null ? "" : "enhanced " + enhancedCode + " ")
-            + (text == null ? "" : "text /" + text.pattern() + "/ ") + threshold + " in " + window.toMillis() + " ms -> suspend "
-            + suspendFor.toMillis() + " ms)";
+            + (text == null ? "" : "text /" + text.pattern() + "/ ") + threshold + " in " + window.toMillis() + " ms -> "
+            + action.name().toLowerCase(Locale.ROOT) + " " + suspendFor.toMillis() + " ms)";
     }
 }

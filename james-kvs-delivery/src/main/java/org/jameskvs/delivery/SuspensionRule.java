@@ -40,14 +40,27 @@ public final class SuspensionRule {
     }
 
     /**
-     * Counts {@code reply} for {@code rule} when it matches; returns true when it made the lane suspended
-     * (for the rule's duration).
+     * Counts {@code reply} for {@code rule} when it matches; returns true when it reached the rule's
+     * threshold: a suspending rule has then suspended the lane (for the rule's duration); a bouncing
+     * rule leaves the order to the caller (and counts anew).
      */
     public synchronized boolean recordMatch(ReplyRule rule, SmtpReply reply) {
         if (!rule.matches(reply)) {
             return false;
         }
         Deque<Instant> seen = matches.computeIfAbsent(rule.name(), name -> new ArrayDeque<>());
+        if (rule.action() == ReplyRule.Action.BOUNCE) {
+            Instant now = clock.instant();
+            seen.addLast(now);
+            while (!seen.isEmpty() && seen.peekFirst().isBefore(now.minus(rule.window()))) {
+                seen.removeFirst();
+            }
+            if (seen.size() >= rule.threshold()) {
+                seen.clear();
+                return true;
+            }
+            return false;
+        }
         return count(seen, rule.threshold(), rule.window(), rule.suspendFor(), reply, " of " + rule);
     }
 

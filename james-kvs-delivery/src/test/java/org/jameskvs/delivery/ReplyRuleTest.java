@@ -66,6 +66,10 @@ class ReplyRuleTest {
         assertThat(second.name()).isEqualTo("replyRule2");
         assertThat(second.threshold()).isEqualTo(1);
         assertThat(second.suspendFor()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(first.action()).isEqualTo(ReplyRule.Action.SUSPEND);
+        ReplyRule bounce = TestConfigs.config("replyRule1", "enhancedCode=4.7.1; action=Bounce; bounceForMillis=5000").replyRules().get(0);
+        assertThat(bounce.action()).isEqualTo(ReplyRule.Action.BOUNCE);
+        assertThat(bounce.suspendFor()).isEqualTo(Duration.ofSeconds(5));
         assertThat(TestConfigs.config().replyRules()).isEmpty();
     }
 
@@ -81,7 +85,9 @@ class ReplyRuleTest {
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown key 'txt'");
         assertThatThrownBy(() -> TestConfigs.config("replyRule1", "text=busy", "replyRule3", "text=slow"))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("replyRule3 without replyRule2");
+        assertThatThrownBy(() -> TestConfigs.config("replyRule1", "code=4xx; action=drop"))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("action must be suspend or bounce");
         assertThatThrownBy(() -> TestConfigs.config("replyRule1", "code=4xx; suspendForMillis=0"))
-            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("suspendForMillis must be positive");
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("suspendForMillis (bounceForMillis) must be positive");
     }
 }
