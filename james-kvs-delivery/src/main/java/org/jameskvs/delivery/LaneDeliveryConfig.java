@@ -40,7 +40,9 @@ import java.util.function.Function;
  * {@code suspendAfterFailures}, {@code suspendWindowMillis}, {@code suspendForMillis}, defaulting to the three settings above:
  * that many matching replies (to any command, at the greeting included) within the window suspend the destination (its
  * dedicated lane, or only that domain in its bucket) for that long; the suspension expires by itself. With {@code action=bounce}
- * (default {@code suspend}) the rule orders that domain's mail bounced, queued or arriving, for {@code bounceForMillis} (same default).
+ * (default {@code suspend}) the rule orders that domain's mail bounced, queued or arriving, for {@code bounceForMillis} (same default);
+ * with {@code action=throttle; maxMessageRate=2} it paces the domain's lane (a tail domain: its bucket) at 2 mails/s at most on this
+ * node for {@code throttleForMillis} (same default).
  * Example: {@code <replyRule1>code=4xx; text=rate limited; suspendAfterFailures=3; suspendForMillis=60000</replyRule1>}.
  * See {@link ReplyRule}</td></tr>
  * <tr><td>{@code deliveryThreads}</td><td>{@code 64}</td><td>threads doing SMTP I/O for all lanes together</td></tr>

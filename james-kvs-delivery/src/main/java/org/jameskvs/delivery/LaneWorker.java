@@ -64,7 +64,7 @@ final class LaneWorker implements AutoCloseable {
         this.clock = clock;
         this.connections = new LaneConnections(state.lane(), config, limits, state.stats(), clock);
         this.limits = limits;
-        this.pacer = new RatePacer(() -> config.maxMessageRate() * limits.rateShare(state.lane()), System::nanoTime);
+        this.pacer = new RatePacer(() -> rate() * limits.rateShare(state.lane()), System::nanoTime);
         this.limit = new AdaptiveLimit(config.initialConcurrency(), state.concurrency());
         state.stats().currentLimit = limit::current;
     }
@@ -96,7 +96,7 @@ final class LaneWorker implements AutoCloseable {
                 })
                 .then();
             Duration wait = pacer.reserve();
-            if (config.maxMessageRate() > 0) {
+            if (rate() > 0) {
                 limits.demand(state.lane(), wait);
             }
             return wait.isZero() ? delivery : Mono.delay(wait).then(delivery);
@@ -217,14 +217,25 @@ final class LaneWorker implements AutoCloseable {
         }
     }
 
+    /** The lane's rate (mails/s, 0 = no limit): maxMessageRate, capped by a reply rule's throttle while it lasts. */
+    private double rate() {
+        double throttled = state.stats().throttledRate(clock.millis());
+        double configured = config.maxMessageRate();
+        return throttled <= 0 ? configured : configured > 0 ? Math.min(configured, throttled) : throttled;
+    }
+
     /** Counts {@code reply} for every configured reply rule it matches (each may suspend the destination). */
     private void applyReplyRules(SuspensionRule domainRule, String domain, SmtpReply reply) {
         for (ReplyRule rule : config.replyRules()) {
             if (!domainRule.recordMatch(rule, reply)) {
                 continue;
             }
-            if (rule.action() == ReplyRule.Action.BOUNCE) {
-                String why = rule + " (" + rule.threshold() + " matching replies, last: " + reply + ")";
+            String why = rule + " (" + rule.threshold() + " matching replies, last: " + reply + ")";
+            if (rule.action() == ReplyRule.Action.THROTTLE) {
+                state.stats().throttle(rule.rate(), clock.millis() + rule.suspendFor().toMillis(), why);
+                LOGGER.warn("Lane {} paced at {}/s at most for {} ms (for {}): {}", state.lane().name(), rule.rate(),
+                    rule.suspendFor().toMillis(), domain, why);
+            } else if (rule.action() == ReplyRule.Action.BOUNCE) {
                 state.bounces().order(domain, rule.suspendFor(), why);
                 LOGGER.warn("Lane {}: mail to {} bounced for {} ms: {}", state.lane().name(), domain, rule.suspendFor().toMillis(), why);
             } else {

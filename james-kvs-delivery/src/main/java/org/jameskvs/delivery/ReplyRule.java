@@ -22,7 +22,9 @@ import java.util.regex.PatternSyntaxException;
  * Replies made up for a failure that got none (connect refused, timeout) never match. With
  * {@code action=bounce} the rule, at its threshold, orders the destination's mail bounced (queued or
  * arriving, as an administrator's bounce order does) for {@code bounceForMillis} (an alias of
- * {@code suspendForMillis}) instead of suspending it. Configured as
+ * {@code suspendForMillis}) instead of suspending it. With {@code action=throttle} it paces the
+ * destination's lane at {@code maxMessageRate} mails/s at most (per node; a tail domain's throttle
+ * paces its whole bucket) for {@code throttleForMillis} (same alias). Configured as
  * {@code replyRule1}, {@code replyRule2}, ... in {@link LaneDeliveryConfig}, each
  * {@code key=value} pairs separated by {@code ;} (so a text cannot contain {@code ;}), e.g.
  * {@code code=4xx; text=rate limited|too many connections; suspendAfterFailures=3;
@@ -30,9 +32,12 @@ import java.util.regex.PatternSyntaxException;
  * settings of the same name.
  */
 public record ReplyRule(String name, String code, String enhancedCode, Pattern text, int threshold, Duration window,
-                        Duration suspendFor, Action action) {
-    /** What a rule does at its threshold: suspend the destination, or order its mail bounced, for {@code suspendFor}. */
-    public enum Action { SUSPEND, BOUNCE }
+                        Duration suspendFor, Action action, double rate) {
+    /**
+     * What a rule does at its threshold, for {@code suspendFor}: suspend the destination, order its mail
+     * bounced, or pace its lane at {@code rate} mails/s at most.
+     */
+    public enum Action { SUSPEND, BOUNCE, THROTTLE }
 
     private static final Pattern CODE = Pattern.compile("[2-5][0-9x][0-9x]");
     private static final Pattern ENHANCED = Pattern.compile("[245](\\.[0-9]{1,3}){0,2}");
@@ -44,6 +49,9 @@ public record ReplyRule(String name, String code, String enhancedCode, Pattern t
         }
         if (threshold < 1) {
             throw new IllegalArgumentException(name + ": suspendAfterFailures must be at least 1, was " + threshold);
+        }
+        if (action == Action.THROTTLE && !(rate > 0 && Double.isFinite(rate))) {
+            throw new IllegalArgumentException(name + ": action=throttle needs maxMessageRate, a positive number of mails per second");
         }
         if (window.isNegative() || suspendFor.isNegative() || suspendFor.isZero()) {
             throw new IllegalArgumentException(name + ": suspendWindowMillis must not be negative and suspendForMillis (bounceForMillis) must be positive");
@@ -95,6 +103,7 @@ public record ReplyRule(String name, String code, String enhancedCode, Pattern t
         Duration window = defaultWindow;
         Duration suspendFor = defaultSuspendFor;
         Action action = Action.SUSPEND;
+        double rate = 0;
         for (String part : spec.split(";")) {
             if (part.isBlank()) {
                 continue;
@@ -127,19 +136,26 @@ public record ReplyRule(String name, String code, String enhancedCode, Pattern t
                 }
                 case "suspendAfterFailures" -> threshold = number(name, key, value);
                 case "suspendWindowMillis" -> window = Duration.ofMillis(number(name, key, value));
-                case "suspendForMillis", "bounceForMillis" -> suspendFor = Duration.ofMillis(number(name, key, value));
+                case "maxMessageRate" -> {
+                    try {
+                        rate = Double.parseDouble(value);
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException(name + ": maxMessageRate must be a number of mails per second, was '" + value + "'", e);
+                    }
+                }
+                case "suspendForMillis", "bounceForMillis", "throttleForMillis" -> suspendFor = Duration.ofMillis(number(name, key, value));
                 case "action" -> {
                     try {
                         action = Action.valueOf(value.toUpperCase(Locale.ROOT));
                     } catch (IllegalArgumentException e) {
-                        throw new IllegalArgumentException(name + ": action must be suspend or bounce, was '" + value + "'", e);
+                        throw new IllegalArgumentException(name + ": action must be suspend, bounce or throttle, was '" + value + "'", e);
                     }
                 }
                 default -> throw new IllegalArgumentException(name + ": unknown key '" + key
-                    + "' (code, enhancedCode, text, suspendAfterFailures, suspendWindowMillis, suspendForMillis, action, bounceForMillis)");
+                    + "' (code, enhancedCode, text, suspendAfterFailures, suspendWindowMillis, suspendForMillis, action, bounceForMillis, maxMessageRate, throttleForMillis)");
             }
         }
-        return new ReplyRule(name, code, enhanced, text, threshold, window, suspendFor, action);
+        return new ReplyRule(name, code, enhanced, text, threshold, window, suspendFor, action, rate);
     }
 
     private static int number(String name, String key, String value) {
@@ -154,6 +170,7 @@ public record ReplyRule(String name, String code, String enhancedCode, Pattern t
     public String toString() {
         return name + " (" + (code == null ? "" : "code " + code + " ") + (enhancedCode == null ? "" : "enhanced " + enhancedCode + " ")
             + (text == null ? "" : "text /" + text.pattern() + "/ ") + threshold + " in " + window.toMillis() + " ms -> "
-            + action.name().toLowerCase(Locale.ROOT) + " " + suspendFor.toMillis() + " ms)";
+            + action.name().toLowerCase(Locale.ROOT) + (action == Action.THROTTLE ? " to " + rate + "/s" : "") + " "
+            + suspendFor.toMillis() + " ms)";
     }
 }

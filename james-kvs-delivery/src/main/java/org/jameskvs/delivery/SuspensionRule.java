@@ -41,15 +41,15 @@ public final class SuspensionRule {
 
     /**
      * Counts {@code reply} for {@code rule} when it matches; returns true when it reached the rule's
-     * threshold: a suspending rule has then suspended the lane (for the rule's duration); a bouncing
-     * rule leaves the order to the caller (and counts anew).
+     * threshold: a suspending rule has then suspended the lane (for the rule's duration); a bouncing or
+     * throttling rule leaves the action to the caller (and counts anew).
      */
     public synchronized boolean recordMatch(ReplyRule rule, SmtpReply reply) {
         if (!rule.matches(reply)) {
             return false;
         }
         Deque<Instant> seen = matches.computeIfAbsent(rule.name(), name -> new ArrayDeque<>());
-        if (rule.action() == ReplyRule.Action.BOUNCE) {
+        if (rule.action() != ReplyRule.Action.SUSPEND) {
             Instant now = clock.instant();
             seen.addLast(now);
             while (!seen.isEmpty() && seen.peekFirst().isBefore(now.minus(rule.window()))) {

@@ -70,6 +70,11 @@ class ReplyRuleTest {
         ReplyRule bounce = TestConfigs.config("replyRule1", "enhancedCode=4.7.1; action=Bounce; bounceForMillis=5000").replyRules().get(0);
         assertThat(bounce.action()).isEqualTo(ReplyRule.Action.BOUNCE);
         assertThat(bounce.suspendFor()).isEqualTo(Duration.ofSeconds(5));
+        ReplyRule throttle = TestConfigs.config("replyRule1", "code=421; action=throttle; maxMessageRate=0.5; throttleForMillis=60000")
+            .replyRules().get(0);
+        assertThat(throttle.action()).isEqualTo(ReplyRule.Action.THROTTLE);
+        assertThat(throttle.rate()).isEqualTo(0.5);
+        assertThat(throttle.suspendFor()).isEqualTo(Duration.ofMinutes(1));
         assertThat(TestConfigs.config().replyRules()).isEmpty();
     }
 
@@ -86,7 +91,9 @@ class ReplyRuleTest {
         assertThatThrownBy(() -> TestConfigs.config("replyRule1", "text=busy", "replyRule3", "text=slow"))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("replyRule3 without replyRule2");
         assertThatThrownBy(() -> TestConfigs.config("replyRule1", "code=4xx; action=drop"))
-            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("action must be suspend or bounce");
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("action must be suspend, bounce or throttle");
+        assertThatThrownBy(() -> TestConfigs.config("replyRule1", "code=4xx; action=throttle"))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("action=throttle needs maxMessageRate");
         assertThatThrownBy(() -> TestConfigs.config("replyRule1", "code=4xx; suspendForMillis=0"))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("suspendForMillis (bounceForMillis) must be positive");
     }
