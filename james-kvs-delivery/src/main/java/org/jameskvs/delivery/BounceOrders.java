@@ -19,6 +19,8 @@ public final class BounceOrders {
 
     private final Clock clock;
     private final Map<String, Instant> until = new ConcurrentHashMap<>();
+    /** Who ordered, per key with an order given a reason (a reply rule); else an administrator. */
+    private final Map<String, String> reasons = new ConcurrentHashMap<>();
 
     BounceOrders(Clock clock) {
         this.clock = clock;
@@ -26,11 +28,29 @@ public final class BounceOrders {
 
     /** Orders mail of {@code domainOrWholeLane} bounced for {@code duration} from now. */
     public void order(String domainOrWholeLane, Duration duration) {
-        until.put(domainOrWholeLane.toLowerCase(Locale.ROOT), clock.instant().plus(duration));
+        order(domainOrWholeLane, duration, null);
+    }
+
+    /** The same, ordered for {@code reason} (a reply rule), which the bounces then say instead of "an administrator's order". */
+    public void order(String domainOrWholeLane, Duration duration, String reason) {
+        String key = domainOrWholeLane.toLowerCase(Locale.ROOT);
+        if (reason == null) {
+            reasons.remove(key);
+        } else {
+            reasons.put(key, reason);
+        }
+        until.put(key, clock.instant().plus(duration));
     }
 
     public void cancel(String domainOrWholeLane) {
         until.remove(domainOrWholeLane.toLowerCase(Locale.ROOT));
+        reasons.remove(domainOrWholeLane.toLowerCase(Locale.ROOT));
+    }
+
+    /** Why {@code domain}'s mail is bounced now: the rule's reason, or "an administrator's order". */
+    public String reasonFor(String domain) {
+        String key = active(WHOLE_LANE, clock.instant()) != null ? WHOLE_LANE : domain.toLowerCase(Locale.ROOT);
+        return reasons.getOrDefault(key, "an administrator's order");
     }
 
     /** The end of the order that applies to {@code domain}'s mail now, or null. */

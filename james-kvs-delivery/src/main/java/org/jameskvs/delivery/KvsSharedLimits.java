@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -31,11 +32,19 @@ import org.slf4j.LoggerFactory;
  * connections across every node never exceed {@code c}, however the nodes' demand is spread. A node
  * that dies or loses its KVS link loses its slots with its connection; its SMTP connections then
  * close at their next hand-back (see {@link Slot#held()}), so an overlap lasts at most one transaction.
- * <li><b>Rate shares.</b> Each node holds one member lock {@code <prefix>nodes/<i>}, {@code i <
+ * <li><b>Live nodes.</b> Each node holds one member lock {@code <prefix>nodes/<i>}, {@code i <
  * maxNodes}; every {@code refresh} it probes the others (an OPEN that is refused is a live node;
- * one that succeeds is closed at once) and uses {@code 1/n} of each lane's rate among {@code n} live
- * nodes. Each node paces its share evenly, so while every node has mail for a lane the lane gets its
- * rate; a node with no mail for it leaves its share unused (shares are even, not by demand).
+ * one that succeeds is closed at once). {@link #rateShare()} is {@code 1/n} among {@code n} live nodes.
+ * <li><b>Rate shares by demand.</b> A node that has mail for a rate-limited lane ({@link #demand}: a
+ * mail paced to go out now or later) holds the lane's demand lock {@code L/active-<i>}, {@code i} its
+ * member number, taken at its first demand without waiting, and gives it back once the lane has had no
+ * demand here for two refreshes. Every refresh, for each lane it has demand for, a node probes the demand
+ * locks of the live members and uses {@code 1/(1 + k)} of the lane's rate, {@code k} the other nodes
+ * holding the lane's demand lock: a node with no mail for a lane holds no part of its rate back. Before
+ * the first such count a lane's share is the even {@code 1/n}. A node that gains demand is counted by
+ * the others at their next refresh, so for up to one refresh the lane may go above its rate (at most
+ * by the newcomer's share); a probe that meets another node's probe counts one node too many for one
+ * refresh (a lower share: below the rate, never above).
  * </ul>
  * Every lock is opened at epoch 1 (a higher epoch would take a held lock over). Without the server the
  * lane opens no new connection (limits are kept, delivery waits) and the rate share stays as last
@@ -59,6 +68,11 @@ public final class KvsSharedLimits implements SharedLimits {
     private final BitSet seenLive = new BitSet();
     private final ScheduledExecutorService refresher;
     private volatile double share = 1;
+    /** Lanes this node has had demand for (rate-limited ones), by name. */
+    private final Map<String, LaneDemand> demands = new ConcurrentHashMap<>();
+    /** A lane with no demand for this long gives its demand lock back. */
+    private final long idleNanos;
+    private volatile boolean closed;
     private KvsQueue membership;
     private int memberIndex = -1;
 
@@ -76,6 +90,7 @@ public final class KvsSharedLimits implements SharedLimits {
         this.owner = owner;
         this.membersPrefix = membersPrefix;
         this.maxNodes = maxNodes;
+        this.idleNanos = 2 * refresh.toNanos();
         join();
         refreshShare(); // before any delivery: a joining node starts with its share, not the whole rate
         this.refresher = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -166,9 +181,10 @@ public final class KvsSharedLimits implements SharedLimits {
             }
             double next = 1.0 / live;
             if (next != share) {
-                LOGGER.info("Lane limits: {} live James node(s), this node uses 1/{} of each lane's rate", live, live);
+                LOGGER.info("Lane limits: {} live James node(s), {} member lock(s) of others held", live, live - 1);
             }
             share = next;
+            demands.values().forEach(this::refreshDemand);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
@@ -176,9 +192,67 @@ public final class KvsSharedLimits implements SharedLimits {
         }
     }
 
+    /**
+     * A lane this node has had demand for: gives its demand lock back when idle, else counts the live
+     * members holding theirs and sets the lane's share (refresher thread).
+     */
+    private void refreshDemand(LaneDemand demand) {
+        if (System.nanoTime() - demand.until > idleNanos) {
+            demand.releaseLock();
+            demand.counted = false;
+            return;
+        }
+        demand.takeLock();
+        int others = 0;
+        for (int i = seenLive.nextSetBit(0); i >= 0; i = seenLive.nextSetBit(i + 1)) {
+            Boolean held = lockHeld(demand.lane + "/active-" + i);
+            if (held == null) {
+                return; // no answer: keep the share as last seen
+            }
+            others += held ? 1 : 0;
+        }
+        double next = 1.0 / (1 + others);
+        if (!demand.counted || next != demand.share) {
+            LOGGER.info("Lane limits: lane {} has mail on {} node(s) here included; this node uses 1/{} of its rate",
+                demand.lane, 1 + others, 1 + others);
+        }
+        demand.share = next;
+        demand.counted = true;
+    }
+
+    @Override
+    public void demand(Lane lane, Duration wait) {
+        long until = System.nanoTime() + wait.toNanos();
+        LaneDemand demand = demands.computeIfAbsent(lane.name(), LaneDemand::new);
+        if (until - demand.until > 0) {
+            demand.until = until;
+        }
+        demand.takeLock();
+    }
+
+    @Override
+    public double rateShare(Lane lane) {
+        LaneDemand demand = demands.get(lane.name());
+        return demand == null || !demand.counted ? share : demand.share;
+    }
+
+    /**
+     * The live nodes found with mail for {@code lane} (this one included) at this node's last count, or
+     * 0 when this node has had no demand for the lane since (its share is then the even one).
+     */
+    public int nodesWithDemand(Lane lane) {
+        LaneDemand demand = demands.get(lane.name());
+        return demand == null || !demand.counted ? 0 : (int) Math.round(1 / demand.share);
+    }
+
     /** Whether another node holds member lock {@code i}; null when the server gave no clear answer. */
     private Boolean memberHeld(int i) {
-        OpenResult probe = open(membersPrefix + i);
+        return lockHeld(membersPrefix + i);
+    }
+
+    /** Whether another node holds lock {@code name}; null when the server gave no clear answer. */
+    private Boolean lockHeld(String name) {
+        OpenResult probe = open(name);
         if (probe == null) {
             return null;
         }
@@ -242,7 +316,9 @@ public final class KvsSharedLimits implements SharedLimits {
     /** Leaves the members (closing twice is harmless: the spool closes what it was given). */
     @Override
     public void close() {
+        closed = true;
         refresher.shutdownNow();
+        demands.values().forEach(LaneDemand::releaseLock);
         synchronized (this) {
             if (membership == null) {
                 return;
@@ -252,6 +328,57 @@ public final class KvsSharedLimits implements SharedLimits {
         }
         if (ownsClient) {
             client.close();
+        }
+    }
+
+    /** This node's demand for one lane: until when, its demand lock, and the lane's share by demand. */
+    private final class LaneDemand {
+        private final String lane;
+        /** nanoTime until which the lane has a mail here (written by delivery threads, racy max: harmless). */
+        private volatile long until = System.nanoTime();
+        private volatile double share = 1;
+        /** Whether {@link #share} was counted since the lane last had demand. */
+        private volatile boolean counted;
+        private KvsQueue lock;
+        private boolean taking;
+
+        LaneDemand(String lane) {
+            this.lane = lane;
+        }
+
+        /** Sends the OPEN of this node's demand lock unless held or under way; never waits for it. */
+        void takeLock() {
+            synchronized (this) {
+                if (lock != null || taking || closed || memberIndex < 0) {
+                    return;
+                }
+                taking = true;
+            }
+            client.open(lane + "/active-" + memberIndex, OpenOptions.writer(owner, LOCK_EPOCH)).whenComplete((result, error) -> {
+                KvsQueue taken = error == null && result.isOk() ? result.queue() : null;
+                boolean keep;
+                synchronized (this) {
+                    taking = false;
+                    keep = taken != null && !closed && System.nanoTime() - until <= idleNanos;
+                    if (keep) {
+                        lock = taken;
+                    }
+                }
+                if (taken != null && !keep) {
+                    taken.close();
+                }
+            });
+        }
+
+        void releaseLock() {
+            KvsQueue held;
+            synchronized (this) {
+                held = lock;
+                lock = null;
+            }
+            if (held != null) {
+                held.close();
+            }
         }
     }
 

@@ -33,13 +33,25 @@ import java.util.function.Function;
  * <tr><td>{@code suspendAfterFailures}</td><td>{@code 3}</td><td>the suspension rule's threshold: this many 421 replies or connect/greeting failures of a lane ...</td></tr>
  * <tr><td>{@code suspendWindowMillis}</td><td>{@code 300000}</td><td>... within this window ...</td></tr>
  * <tr><td>{@code suspendForMillis}</td><td>{@code 600000}</td><td>... suspend the lane for this long: it opens no connection until then</td></tr>
+ * <tr><td>{@code replyRule1}, {@code replyRule2}, ... (up to {@code replyRule50}, numbered without gaps)</td><td>(none)</td><td>traffic shaping rules on the SMTP replies of a destination, besides the built-in 421 rule above:
+ * {@code key=value} pairs separated by {@code ;}: what a reply must match, any of {@code code} ({@code 421}, {@code 4xx}),
+ * {@code enhancedCode} ({@code 4.7.1}, or {@code 4.7} for all of 4.7.x) and {@code text} (a case-insensitive Java regular
+ * expression found in the reply text, e.g. {@code too many connections|rate limited}), all named parts must match; and
+ * {@code suspendAfterFailures}, {@code suspendWindowMillis}, {@code suspendForMillis}, defaulting to the three settings above:
+ * that many matching replies (to any command, at the greeting included) within the window suspend the destination (its
+ * dedicated lane, or only that domain in its bucket) for that long; the suspension expires by itself. With {@code action=bounce}
+ * (default {@code suspend}) the rule orders that domain's mail bounced, queued or arriving, for {@code bounceForMillis} (same default);
+ * with {@code action=throttle; maxMessageRate=2} it paces the domain's lane (a tail domain: its bucket) at 2 mails/s at most on this
+ * node for {@code throttleForMillis} (same default).
+ * Example: {@code <replyRule1>code=4xx; text=rate limited; suspendAfterFailures=3; suspendForMillis=60000</replyRule1>}.
+ * See {@link ReplyRule}</td></tr>
  * <tr><td>{@code deliveryThreads}</td><td>{@code 64}</td><td>threads doing SMTP I/O for all lanes together</td></tr>
  * <tr><td>{@code heloName}</td><td>{@code localhost}</td><td>name given in EHLO/HELO</td></tr>
  * <tr><td>{@code bounceProcessor}</td><td>{@code bounces}</td><td>processor a permanently failed mail is sent to (as RemoteDelivery's)</td></tr>
  * <tr><td>{@code mxGrouping}</td><td>{@code false}</td><td>{@code true}: a tail domain's bucket is chosen by its best MX host (looked up through James's DNS, remembered an hour), so domains sharing MX hosts share a lane, its limits and its rate; a domain whose MX cannot be looked up goes by its name</td></tr>
- * <tr><td>{@code sharedLimits}</td><td>{@code false}</td><td>{@code true}: {@code concurrency} and {@code maxMessageRate} hold for the lane across every James node on the KVS cluster, not per node (connection slots are locks on one KVS server: the first of {@code servers}, or of {@code replication.nodes}; each of the n live nodes paces 1/n of the rate; see KvsSharedLimits)</td></tr>
+ * <tr><td>{@code sharedLimits}</td><td>{@code false}</td><td>{@code true}: {@code concurrency} and {@code maxMessageRate} hold for the lane across every James node on the KVS cluster, not per node (connection slots are locks on one KVS server: the first of {@code servers}, or of {@code replication.nodes}; each of the n live nodes that have mail for a lane paces 1/n of its rate, a node with none for it holds none back; see KvsSharedLimits)</td></tr>
  * <tr><td>{@code sharedLimitsMaxNodes}</td><td>{@code 8}</td><td>James nodes that may share the limits at once (member locks probed every refresh)</td></tr>
- * <tr><td>{@code sharedLimitsRefreshMillis}</td><td>{@code 2000}</td><td>how often a node counts the live nodes (a joining or leaving node changes the rate shares within this)</td></tr>
+ * <tr><td>{@code sharedLimitsRefreshMillis}</td><td>{@code 2000}</td><td>how often a node counts the live nodes and, per rate-limited lane it has mail for, the nodes that have mail for it too (a node joining, leaving, or gaining or running out of mail for a lane changes that lane's shares within about this)</td></tr>
  * </table>
  *
  * <p>Receipt regulation is an SMTP hook ({@link LaneBacklogHook}), configured on its handler in
@@ -77,7 +89,8 @@ public record LaneDeliveryConfig(
     boolean mxGrouping,
     boolean sharedLimits,
     int sharedLimitsMaxNodes,
-    Duration sharedLimitsRefresh) {
+    Duration sharedLimitsRefresh,
+    List<ReplyRule> replyRules) {
 
     public LaneDeliveryConfig {
         if (buckets < 1) {
@@ -134,7 +147,27 @@ public record LaneDeliveryConfig(
             bool("mxGrouping", p.apply("mxGrouping")),
             bool("sharedLimits", p.apply("sharedLimits")),
             integer(p, "sharedLimitsMaxNodes", 8),
-            millis(p, "sharedLimitsRefreshMillis", 2_000));
+            millis(p, "sharedLimitsRefreshMillis", 2_000),
+            replyRules(p, integer(p, "suspendAfterFailures", 3), millis(p, "suspendWindowMillis", 300_000),
+                millis(p, "suspendForMillis", 600_000)));
+    }
+
+    /** Most reply rules read ({@code replyRule1} .. {@code replyRule50}). */
+    static final int MAX_REPLY_RULES = 50;
+
+    private static List<ReplyRule> replyRules(Function<String, String> p, int threshold, Duration window, Duration suspendFor) {
+        List<ReplyRule> rules = new ArrayList<>();
+        for (int i = 1; i <= MAX_REPLY_RULES; i++) {
+            String spec = p.apply("replyRule" + i);
+            if (spec == null) {
+                if (p.apply("replyRule" + (i + 1)) != null) {
+                    throw new IllegalArgumentException("replyRule" + (i + 1) + " without replyRule" + i + ": number the rules from 1 without gaps");
+                }
+                break;
+            }
+            rules.add(ReplyRule.parse("replyRule" + i, spec, threshold, window, suspendFor));
+        }
+        return List.copyOf(rules);
     }
 
     /** The receipt regulation marks of one lane: refuse at {@code high}, accept again at {@code low}. */

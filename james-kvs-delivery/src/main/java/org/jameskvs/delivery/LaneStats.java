@@ -16,6 +16,28 @@ public final class LaneStats {
     final AtomicLong connectionFailures = new AtomicLong();
     volatile String lastReply = "";
     volatile java.util.function.IntSupplier currentLimit = () -> 0;
+    /** A reply rule's throttle: the lane's rate cap (mails/s, 0 = none) until when (epoch ms), and why. */
+    private volatile Throttle throttle = new Throttle(0, 0, "");
+
+    private record Throttle(double rate, long untilMillis, String reason) {
+    }
+
+    /** Caps the lane's rate at {@code rate} mails/s until {@code untilMillis} (a reply rule's throttle). */
+    void throttle(double rate, long untilMillis, String reason) {
+        throttle = new Throttle(rate, untilMillis, reason);
+    }
+
+    /** The rate cap of a throttle active at {@code nowMillis}, or 0 when none is. */
+    public double throttledRate(long nowMillis) {
+        Throttle now = throttle;
+        return nowMillis < now.untilMillis() ? now.rate() : 0;
+    }
+
+    /** When the active throttle ends (epoch ms), or 0. */
+    public long throttledUntil(long nowMillis) {
+        Throttle now = throttle;
+        return nowMillis < now.untilMillis() ? now.untilMillis() : 0;
+    }
 
     void connectionOpened() {
         connectionsOpened.incrementAndGet();

@@ -8,13 +8,15 @@ import java.time.Instant;
  * mails this node put back with a delay that is not over, {@code inFlight} those in delivery, {@code held}
  * those taken from the queue that wait for the lane's suspension to end, {@code ready} what remains;
  * {@code suspendedDomains}: the tail domains of a bucket suspended on their own, with their end;
- * {@code bounceOrders}: active bounce orders (a domain, or {@code *} for the whole lane) and their end.
+ * {@code bounceOrders}: active bounce orders (a domain, or {@code *} for the whole lane) and their end;
+ * {@code throttledRate}: the rate cap (mails/s) of a reply rule's throttle until {@code throttledUntil}, 0 when none.
  */
 public record LaneView(String lane, boolean dedicated, long queued, long ready, long delayed, int inFlight, int held,
                        int concurrency, int currentLimit, int openConnections, int maxOpenConnections, long connectionsOpened,
                        long delivered, long deferred, long bounced, long connectionFailures, String lastReply,
                        boolean suspended, String suspendedUntil, String suspensionReason, long suspensions,
-                       java.util.Map<String, String> suspendedDomains, java.util.Map<String, String> bounceOrders) {
+                       java.util.Map<String, String> suspendedDomains, java.util.Map<String, String> bounceOrders,
+                       double throttledRate, String throttledUntil) {
 
     public static LaneView of(LaneState state) {
         LaneStats stats = state.stats();
@@ -27,6 +29,8 @@ public record LaneView(String lane, boolean dedicated, long queued, long ready, 
             stats.openConnections(), stats.maxOpenConnections(), stats.connectionsOpened(), stats.delivered(),
             stats.deferred(), stats.bounced(), stats.connectionFailures(), stats.lastReply(), until != null,
             until == null ? null : until.toString(), state.suspension().reason(), state.suspension().suspensions(),
-            state.suspendedDomains(), state.bounces().active());
+            state.suspendedDomains(), state.bounces().active(), stats.throttledRate(System.currentTimeMillis()),
+            stats.throttledUntil(System.currentTimeMillis()) == 0 ? null
+                : Instant.ofEpochMilli(stats.throttledUntil(System.currentTimeMillis())).toString());
     }
 }

@@ -24,6 +24,21 @@ public interface SharedLimits extends AutoCloseable {
     /** The part of each lane's message rate this node may use (1 alone, 1/n among n live nodes). */
     double rateShare();
 
+    /**
+     * The part of {@code lane}'s message rate this node may use: by default {@link #rateShare()}; with
+     * shares by demand, 1/n among the n live nodes that have mail for the lane ({@link #demand}).
+     */
+    default double rateShare(Lane lane) {
+        return rateShare();
+    }
+
+    /**
+     * This node has a mail of {@code lane} to send in {@code wait} (its place in the lane's pacing): the
+     * lane has demand here until then. Called on the delivery path: must not block.
+     */
+    default void demand(Lane lane, java.time.Duration wait) {
+    }
+
     @Override
     void close();
 

@@ -5,12 +5,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * A lane's reply-driven suspension: "{@code threshold} failures (a 421 reply, or a connect or greeting
  * failure) within {@code window} suspend the lane for {@code duration}". A suspended lane opens no
  * connection; the suspension ends by itself when it expires (or by {@link #resume}). An administrator
- * can also suspend for a chosen duration. Thread-safe.
+ * can also suspend for a chosen duration. The configured {@link ReplyRule}s count their matching replies
+ * here too, each with its own threshold, window and duration ({@link #recordMatch}). Thread-safe.
  */
 public final class SuspensionRule {
     private final int threshold;
@@ -18,6 +21,8 @@ public final class SuspensionRule {
     private final Duration duration;
     private final Clock clock;
     private final Deque<Instant> failures = new ArrayDeque<>();
+    /** Matching replies within its window, per reply rule (by name); created on a rule's first match. */
+    private final Map<String, Deque<Instant>> matches = new HashMap<>();
     private Instant suspendedUntil = Instant.MIN;
     private String reason = "";
     private long suspensions;
@@ -31,14 +36,43 @@ public final class SuspensionRule {
 
     /** Counts a failure; returns true when it made the lane suspended. */
     public synchronized boolean recordFailure(SmtpReply reply) {
-        Instant now = clock.instant();
-        failures.addLast(now);
-        while (!failures.isEmpty() && failures.peekFirst().isBefore(now.minus(window))) {
-            failures.removeFirst();
+        return count(failures, threshold, window, duration, reply, "");
+    }
+
+    /**
+     * Counts {@code reply} for {@code rule} when it matches; returns true when it reached the rule's
+     * threshold: a suspending rule has then suspended the lane (for the rule's duration); a bouncing or
+     * throttling rule leaves the action to the caller (and counts anew).
+     */
+    public synchronized boolean recordMatch(ReplyRule rule, SmtpReply reply) {
+        if (!rule.matches(reply)) {
+            return false;
         }
-        if (failures.size() >= threshold && !isSuspended(now)) {
-            failures.clear();
-            suspend(now, duration, threshold + " failures within " + window.toMillis() + " ms, last: " + reply);
+        Deque<Instant> seen = matches.computeIfAbsent(rule.name(), name -> new ArrayDeque<>());
+        if (rule.action() != ReplyRule.Action.SUSPEND) {
+            Instant now = clock.instant();
+            seen.addLast(now);
+            while (!seen.isEmpty() && seen.peekFirst().isBefore(now.minus(rule.window()))) {
+                seen.removeFirst();
+            }
+            if (seen.size() >= rule.threshold()) {
+                seen.clear();
+                return true;
+            }
+            return false;
+        }
+        return count(seen, rule.threshold(), rule.window(), rule.suspendFor(), reply, " of " + rule);
+    }
+
+    private boolean count(Deque<Instant> seen, int atLeast, Duration within, Duration suspendFor, SmtpReply reply, String what) {
+        Instant now = clock.instant();
+        seen.addLast(now);
+        while (!seen.isEmpty() && seen.peekFirst().isBefore(now.minus(within))) {
+            seen.removeFirst();
+        }
+        if (seen.size() >= atLeast && !isSuspended(now)) {
+            seen.clear();
+            suspend(now, suspendFor, atLeast + " failures" + what + " within " + within.toMillis() + " ms, last: " + reply);
             return true;
         }
         return false;

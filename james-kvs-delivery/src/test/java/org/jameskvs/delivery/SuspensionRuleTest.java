@@ -71,4 +71,42 @@ class SuspensionRuleTest {
         rule.resume();
         assertThat(rule.remaining()).isZero();
     }
+
+    @Test
+    void aReplyTextRuleCountsOnlyMatchingRepliesThreeInFiveMinutesAndExpires() {
+        LaneDeliveryConfig config = TestConfigs.config("replyRule1",
+            "text=too many connections|rate limited; suspendAfterFailures=3; suspendWindowMillis=300000; suspendForMillis=120000");
+        ReplyRule textRule = config.replyRules().get(0);
+        SmtpReply limited = new SmtpReply(451, "4.7.1 Rate limited, try again later");
+        SmtpReply other = new SmtpReply(451, "4.3.0 mailbox busy");
+        assertThat(rule.recordMatch(textRule, limited)).isFalse();
+        assertThat(rule.recordMatch(textRule, other)).isFalse();
+        assertThat(rule.recordMatch(textRule, other)).isFalse();
+        advance(Duration.ofMinutes(2));
+        assertThat(rule.recordMatch(textRule, new SmtpReply(421, "4.7.0 too many connections from your IP"))).isFalse();
+        assertThat(rule.remaining()).as("two matches so far: the other replies do not count").isZero();
+        advance(Duration.ofMinutes(4)); // the first match is out of the 5 min window
+        assertThat(rule.recordMatch(textRule, limited)).isFalse();
+        assertThat(rule.recordMatch(textRule, limited)).isTrue();
+        assertThat(rule.remaining()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(rule.reason()).contains("replyRule1").contains("Rate limited");
+        assertThat(rule.recordFailure(busy)).as("the built-in 421 rule counts apart").isFalse();
+        advance(Duration.ofMinutes(2));
+        assertThat(rule.remaining()).as("expired").isZero();
+        assertThat(rule.suspensions()).isEqualTo(1);
+        assertThat(rule.recordMatch(textRule, limited)).as("counting starts again after a suspension").isFalse();
+    }
+
+    @Test
+    void eachReplyRuleHasItsOwnThresholdAndDuration() {
+        LaneDeliveryConfig config = TestConfigs.config("suspendForMillis", "60000",
+            "replyRule1", "enhancedCode=4.7; suspendAfterFailures=1",
+            "replyRule2", "code=45x; suspendAfterFailures=2; suspendForMillis=600000");
+        SmtpReply policy = new SmtpReply(550, "5.7.1 rejected by policy");
+        SmtpReply throttled = new SmtpReply(421, "4.7.0 throttled");
+        assertThat(rule.recordMatch(config.replyRules().get(1), throttled)).isFalse(); // 421 is not 45x
+        assertThat(rule.recordMatch(config.replyRules().get(0), policy)).isFalse(); // 5.7.1 is not 4.7.x
+        assertThat(rule.recordMatch(config.replyRules().get(0), throttled)).isTrue();
+        assertThat(rule.remaining()).as("the lane-wide suspendForMillis").isEqualTo(Duration.ofMinutes(1));
+    }
 }

@@ -2,7 +2,6 @@ package org.jameskvs.app.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -10,13 +9,9 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 
-import org.apache.james.metrics.api.NoopGaugeRegistry;
-import org.apache.james.metrics.dropwizard.DropWizardMetricFactory;
 import org.apache.james.queue.api.MailQueue;
 import org.apache.james.queue.api.ManageableMailQueue;
-import org.apache.james.queue.api.RawMailQueueItemDecoratorFactory;
 import org.apache.james.server.core.MailImpl;
 import org.apache.mailet.Attribute;
 import org.apache.mailet.AttributeName;
@@ -29,14 +24,8 @@ import org.jameskvs.delivery.TestConfigs;
 import org.jameskvs.delivery.TestMails;
 import org.jameskvs.delivery.target.Behaviour;
 import org.jameskvs.delivery.target.DomainSmtpTarget;
-import org.jameskvs.james.KvsClientOpener;
-import org.jameskvs.james.KvsQueues;
-import org.jameskvs.james.config.KvsSpoolConfiguration;
-import org.jameskvs.james.queue.KvsMailQueueFactory;
 import org.jameskvs.testkit.KvsServerProcess;
 import org.junit.jupiter.api.Test;
-
-import com.codahale.metrics.MetricRegistry;
 
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -73,21 +62,12 @@ class DelayedBacklogE2ETest {
         behaviours.put(DOMAIN, Behaviour.accept());
         try (DomainSmtpTarget target = DomainSmtpTarget.start(behaviours);
              KvsServerProcess kvs = KvsServerProcess.start(run.resolve("kvs"))) {
-            Properties properties = new Properties();
-            properties.setProperty("servers", kvs.address());
-            properties.setProperty("password", KvsServerProcess.PASSWORD);
-            properties.setProperty("nodeId", "delayed-bench");
-            KvsSpoolConfiguration spoolConfig = KvsSpoolConfiguration.from(properties);
-            KvsClientOpener opener = KvsClientOpener.connect(spoolConfig);
-            KvsQueues queues = new KvsQueues(opener, spoolConfig);
-            KvsMailQueueFactory factory = new KvsMailQueueFactory(queues, new RawMailQueueItemDecoratorFactory(),
-                new DropWizardMetricFactory(new MetricRegistry()), new NoopGaugeRegistry());
             LaneDeliveryConfig config = TestConfigs.config("dedicatedDomains", DOMAIN, "buckets", "1",
                 "concurrency", "8", "initialConcurrency", "8", "maxDeliveriesPerConnection", "1000",
                 "retryDelays", "3600000", "port", String.valueOf(target.port()));
             MxResolver resolver = domain -> List.of(target.domain(domain).address());
-            try (opener; queues;
-                 LaneSpool spool = new LaneSpool(config, factory, resolver, (mail, reply) -> { }, new LaneRegistry(),
+            try (KvsLaneQueues lanesQueues = KvsLaneQueues.connect(kvs, "delayed-bench");
+                 LaneSpool spool = new LaneSpool(config, lanesQueues.factory(), resolver, (mail, reply) -> { }, new LaneRegistry(),
                      Clock.systemUTC())) {
                 ManageableMailQueue delayQueue = (ManageableMailQueue) spool.delayQueues().get(0);
 
@@ -118,8 +98,6 @@ class DelayedBacklogE2ETest {
                 assertThat(target.domain(DOMAIN).distinctMessageIds()).isEqualTo(5 * READY);
                 assertThat(heapDelayed - heapEmpty).as("heap growth with %,d delayed mails", DELAYED)
                     .isLessThanOrEqualTo(ISSUE_BUDGET_BYTES_PER_DELAYED_MAIL * DELAYED);
-            } finally {
-                factory.stop();
             }
         }
     }
@@ -148,14 +126,7 @@ class DelayedBacklogE2ETest {
             .blockLast(TIMEOUT);
     }
 
-    /** Used heap after full collections (settled: the least of a few). */
     private static long liveHeap() throws InterruptedException {
-        long least = Long.MAX_VALUE;
-        for (int i = 0; i < 5; i++) {
-            System.gc();
-            Thread.sleep(200);
-            least = Math.min(least, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
-        }
-        return least;
+        return KvsLaneQueues.liveHeap();
     }
 }

@@ -94,6 +94,62 @@ class SharedLaneLimitsE2ETest {
         }
     }
 
+    /**
+     * Shares by demand: with mail for the lane on node a only, a paces the whole lane rate (not half of
+     * it); once b has mail for it too, each paces half; once a has none left, b the whole. Asserted: the
+     * shares (events, waited for); printed: a's rate while alone.
+     */
+    @Test
+    void aNodeWithNoMailForTheLaneHoldsNoPartOfItsRate() throws Exception {
+        Lane lane = new Lane("lane-d-" + DOMAIN, true);
+        int aloneMails = 10 * RATE; // a alone needs at least 10 s at the whole rate: b comes while a still has mail
+        try (DomainSmtpTarget target = DomainSmtpTarget.start(Map.of(DOMAIN, Behaviour.accept()));
+             KvsServerProcess kvs = KvsServerProcess.start(workDirectory("shared-demand"))) {
+            LaneDeliveryConfig config = TestConfigs.config("dedicatedDomains", DOMAIN, "buckets", "1",
+                "concurrency", "4", "initialConcurrency", "4", "maxMessageRate", String.valueOf(RATE),
+                "port", String.valueOf(target.port()), "sharedLimits", "true", "sharedLimitsRefreshMillis", "200");
+            MxResolver resolver = domain -> List.of(target.domain(domain).address());
+            try (KvsSharedLimits limitsA = limits(kvs, "node-a", config);
+                 KvsSharedLimits limitsB = limits(kvs, "node-b", config)) {
+                Waits.until(() -> limitsA.rateShare() == 0.5 && limitsB.rateShare() == 0.5, "each node sees the other", TIMEOUT);
+                try (LaneSpool a = spool(config, resolver, limitsA);
+                     LaneSpool b = spool(config, resolver, limitsB)) {
+                    for (int i = 0; i < aloneMails; i++) {
+                        a.enqueue(TestMails.mail("a" + i, TestMails.messageId("a", i), "r" + i + "@" + DOMAIN));
+                    }
+                    Waits.until(() -> limitsA.rateShare(lane) == 1.0, "a, the only node with mail for the lane, paces all its rate", TIMEOUT);
+                    long aloneFrom = System.currentTimeMillis();
+                    int aloneBefore = target.domain(DOMAIN).distinctMessageIds();
+                    Waits.until(() -> target.domain(DOMAIN).distinctMessageIds() >= aloneBefore + 2 * RATE,
+                        "a delivers alone for a while", TIMEOUT);
+                    double aloneRate = (target.domain(DOMAIN).distinctMessageIds() - aloneBefore) * 1000.0
+                        / (System.currentTimeMillis() - aloneFrom);
+                    for (int i = 0; i < PER_NODE; i++) {
+                        b.enqueue(TestMails.mail("b" + i, TestMails.messageId("b", i), "r" + i + "@" + DOMAIN));
+                    }
+                    Waits.until(() -> limitsA.nodesWithDemand(lane) == 2 && limitsB.nodesWithDemand(lane) == 2
+                        && limitsA.rateShare(lane) == 0.5 && limitsB.rateShare(lane) == 0.5,
+                        "both nodes with mail for the lane: half each", TIMEOUT);
+                    Waits.until(() -> target.domain(DOMAIN).messageIds().containsAll(ids("a", aloneMails)), "a's mail delivered", TIMEOUT);
+                    Waits.until(() -> limitsB.rateShare(lane) == 1.0 || target.domain(DOMAIN).distinctMessageIds() == aloneMails + PER_NODE,
+                        "a without mail: b paces all the rate (or b is done too)", TIMEOUT);
+                    Waits.until(() -> target.domain(DOMAIN).distinctMessageIds() == aloneMails + PER_NODE, "every mail delivered", TIMEOUT);
+                    System.out.printf("SharedLaneLimitsE2ETest: lane rate %d/s, 2 live nodes, mail on a only: a delivered %.1f mails/s"
+                        + " (%.0f %% of the lane rate; an even split would cap it at 50 %%)%n", RATE, aloneRate, 100 * aloneRate / RATE);
+                    assertThat(target.domain(DOMAIN).accepted()).as("duplicates").isEqualTo(aloneMails + PER_NODE);
+                }
+            }
+        }
+    }
+
+    private static java.util.Set<String> ids(String tag, int count) {
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        for (int i = 0; i < count; i++) {
+            ids.add(TestMails.messageId(tag, i));
+        }
+        return ids;
+    }
+
     @Test
     void aSlotIsHeldByOneNodeAtATimeAndFreedWhenItsHolderGoes() throws Exception {
         try (KvsServerProcess kvs = KvsServerProcess.start(workDirectory("shared-slots"))) {

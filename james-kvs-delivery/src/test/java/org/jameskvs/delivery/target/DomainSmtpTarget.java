@@ -45,6 +45,7 @@ public final class DomainSmtpTarget implements AutoCloseable {
         private final AtomicLong accepted = new AtomicLong();
         private final AtomicLong refused = new AtomicLong();
         private final AtomicLong pipelined = new AtomicLong();
+        private final AtomicLong refusedRcpts = new AtomicLong();
         private final Set<String> messageIds = ConcurrentHashMap.newKeySet();
         private final Map<String, Long> firstArrivalMillis = new ConcurrentHashMap<>();
 
@@ -101,6 +102,11 @@ public final class DomainSmtpTarget implements AutoCloseable {
          */
         public long pipelinedTransactions() {
             return pipelined.get();
+        }
+
+        /** RCPT commands answered other than 250 (the {@code rcptReply} behaviour). */
+        public long refusedRecipients() {
+            return refusedRcpts.get();
         }
 
         /** The most connections open at once so far. */
@@ -238,6 +244,7 @@ public final class DomainSmtpTarget implements AutoCloseable {
     }
 
     private void session(Domain domain, Behaviour behaviour, InputStream in, OutputStream out, Runnable leave) throws IOException {
+        int recipients = 0; // accepted in the current transaction
         while (true) {
             String line = readLine(in);
             if (line == null) {
@@ -250,10 +257,28 @@ public final class DomainSmtpTarget implements AutoCloseable {
                     if (in.available() > 0) {
                         domain.pipelined.incrementAndGet();
                     }
+                    recipients = 0;
                     reply(out, "250 OK");
                 }
-                case "HELO", "RCPT", "RSET", "NOOP" -> reply(out, "250 OK");
+                case "RCPT" -> {
+                    Behaviour now = domain.behaviour;
+                    if (now.kind() == Behaviour.Kind.RCPT_REPLY && !now.rcptReply().startsWith("2")) {
+                        domain.refusedRcpts.incrementAndGet();
+                        reply(out, now.rcptReply());
+                    } else {
+                        recipients++;
+                        reply(out, "250 OK");
+                    }
+                }
+                case "HELO", "RSET", "NOOP" -> {
+                    recipients = 0;
+                    reply(out, "250 OK");
+                }
                 case "DATA" -> {
+                    if (recipients == 0) { // RFC 2920 3.1: a pipelined DATA after no accepted RCPT
+                        reply(out, "554 5.5.1 no valid recipients");
+                        continue;
+                    }
                     reply(out, "354 go ahead");
                     String body = readData(in);
                     if (behaviour.kind() == Behaviour.Kind.SLOW_DATA) {
