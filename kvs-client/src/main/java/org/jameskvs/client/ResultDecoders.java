@@ -31,53 +31,36 @@ final class ResultDecoders {
                   long digest) {
     }
 
-    static final ResultDecoder<Ack> ACK = new ResultDecoder<>() {
-        @Override
-        public Ack ok(long txn, ByteBuf payload) {
-            return new Ack(Status.OK, txn, 0, null);
-        }
-
-        @Override
-        public Ack failed(Status status, long txn, String reason) {
-            return new Ack(status, txn, 0, reason);
-        }
-
-        @Override
-        public Ack failed(Status status, long txn, String reason, ByteBuf rest) {
-            return new Ack(status, txn, ErrorResponse.readSeqGapLastSeq(status, rest), reason);
-        }
-    };
+    static final ResultDecoder<Ack> ACK = ack(payload -> 0);
 
     /** PUT: the position. */
-    static final ResultDecoder<Ack> ACK_WITH_VALUE = new ResultDecoder<>() {
-        @Override
-        public Ack ok(long txn, ByteBuf payload) {
-            return new Ack(Status.OK, txn, PutCodec.readOk(payload), null);
-        }
-
-        @Override
-        public Ack failed(Status status, long txn, String reason) {
-            return new Ack(status, txn, 0, reason);
-        }
-
-        @Override
-        public Ack failed(Status status, long txn, String reason, ByteBuf rest) {
-            return new Ack(status, txn, ErrorResponse.readSeqGapLastSeq(status, rest), reason);
-        }
-    };
+    static final ResultDecoder<Ack> ACK_WITH_VALUE = ack(PutCodec::readOk);
 
     /** PING: the server's time. */
-    static final ResultDecoder<Ack> PING = new ResultDecoder<>() {
-        @Override
-        public Ack ok(long txn, ByteBuf payload) {
-            return new Ack(Status.OK, txn, PingCodec.readOk(payload), null);
-        }
+    static final ResultDecoder<Ack> PING = ack(PingCodec::readOk);
 
-        @Override
-        public Ack failed(Status status, long txn, String reason) {
-            return new Ack(status, txn, 0, reason);
-        }
-    };
+    /**
+     * An {@link Ack} whose value is read from an OK answer's payload by {@code okValue}; a SEQ_GAP
+     * answer's value is the server's last seq.
+     */
+    private static ResultDecoder<Ack> ack(java.util.function.ToLongFunction<ByteBuf> okValue) {
+        return new ResultDecoder<>() {
+            @Override
+            public Ack ok(long txn, ByteBuf payload) {
+                return new Ack(Status.OK, txn, okValue.applyAsLong(payload), null);
+            }
+
+            @Override
+            public Ack failed(Status status, long txn, String reason) {
+                return new Ack(status, txn, 0, reason);
+            }
+
+            @Override
+            public Ack failed(Status status, long txn, String reason, ByteBuf rest) {
+                return new Ack(status, txn, ErrorResponse.readSeqGapLastSeq(status, rest), reason);
+            }
+        };
+    }
 
     static final ResultDecoder<GetResult> GET = new ResultDecoder<>() {
         @Override
