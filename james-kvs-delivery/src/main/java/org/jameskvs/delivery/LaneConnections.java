@@ -14,6 +14,11 @@ import java.util.List;
  * opened), and each holds a {@link SharedLimits.Slot}, so with shared limits at most
  * {@code concurrency} exist across the nodes. A connection idle longer than {@code idleConnection},
  * past {@code maxDeliveriesPerConnection}, or whose slot may be lost, is closed.
+ *
+ * <p>An idle connection serves the next mail to its own domain, or to another domain whose best MX
+ * address is the one it is connected to (where a new connection for that domain would go): domains
+ * that share an MX host, grouped in one lane by {@code mxGrouping} or sharing a bucket, share its
+ * connections. SMTP allows it: every transaction names its own sender and recipients.
  */
 final class LaneConnections implements AutoCloseable {
     /** An open connection and the slot it holds. */
@@ -53,8 +58,9 @@ final class LaneConnections implements AutoCloseable {
      * domain of the bucket gives its slot up when this node is at its bound), else null: every slot is
      * taken, by this node or another. May wait for a round trip to the KVS: called on an I/O thread.
      */
-    Reservation reserve(String domain) {
+    Reservation reserve(String domain, MxResolver resolver) {
         Idle victim = null;
+        boolean otherDomainsIdle = false;
         synchronized (this) {
             closeExpired();
             for (Iterator<Idle> it = idle.iterator(); it.hasNext(); ) {
@@ -63,7 +69,16 @@ final class LaneConnections implements AutoCloseable {
                     it.remove();
                     return new Reservation(candidate.connection(), null);
                 }
+                otherDomainsIdle = true;
             }
+        }
+        if (otherDomainsIdle) {
+            Reservation shared = idleToSameMx(domain, resolver);
+            if (shared != null) {
+                return shared;
+            }
+        }
+        synchronized (this) {
             if (open >= config.concurrency()) {
                 if (idle.isEmpty()) {
                     return null;
@@ -85,6 +100,35 @@ final class LaneConnections implements AutoCloseable {
             }
         }
         return slot == null ? null : new Reservation(null, slot);
+    }
+
+    /**
+     * An idle connection to another domain that is connected to {@code domain}'s best MX address,
+     * taken; null when there is none or the domain cannot be resolved now (the lookup is made outside
+     * the lock: it may wait for DNS).
+     */
+    private Reservation idleToSameMx(String domain, MxResolver resolver) {
+        java.net.InetAddress best;
+        try {
+            List<java.net.InetAddress> addresses = resolver.resolve(domain);
+            if (addresses.isEmpty()) {
+                return null;
+            }
+            best = addresses.get(0);
+        } catch (SmtpFailure | RuntimeException e) {
+            return null; // a new connection's attempt will report it
+        }
+        synchronized (this) {
+            for (Iterator<Idle> it = idle.iterator(); it.hasNext(); ) {
+                Idle candidate = it.next();
+                if (best.equals(candidate.connection().session().remoteAddress())) {
+                    it.remove();
+                    stats.connectionShared();
+                    return new Reservation(candidate.connection(), null);
+                }
+            }
+        }
+        return null;
     }
 
     /** The reserved idle connection, else a new connection to {@code domain}'s MX on the reserved slot. */

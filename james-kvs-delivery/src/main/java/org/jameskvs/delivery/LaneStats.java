@@ -10,6 +10,7 @@ public final class LaneStats {
     final AtomicInteger openConnections = new AtomicInteger();
     final AtomicInteger maxOpenConnections = new AtomicInteger();
     final AtomicLong connectionsOpened = new AtomicLong();
+    final AtomicLong connectionsShared = new AtomicLong();
     final AtomicLong delivered = new AtomicLong();
     final AtomicLong deferred = new AtomicLong();
     final AtomicLong bounced = new AtomicLong();
@@ -45,6 +46,11 @@ public final class LaneStats {
         maxOpenConnections.accumulateAndGet(open, Math::max);
     }
 
+    /** An idle connection to one domain took a mail to another domain with the same MX address. */
+    void connectionShared() {
+        connectionsShared.incrementAndGet();
+    }
+
     void connectionClosed() {
         openConnections.decrementAndGet();
     }
@@ -69,6 +75,11 @@ public final class LaneStats {
 
     public long connectionsOpened() {
         return connectionsOpened.get();
+    }
+
+    /** Times a kept connection served another domain of the same MX address (see {@code LaneConnections}). */
+    public long connectionsShared() {
+        return connectionsShared.get();
     }
 
     public long delivered() {

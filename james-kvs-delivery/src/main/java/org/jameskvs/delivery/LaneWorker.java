@@ -120,7 +120,7 @@ final class LaneWorker implements AutoCloseable {
         if (domain == null) {
             return Mono.just(new LaneConnections.Reservation(null, null));
         }
-        return Mono.fromCallable(() -> connections.reserve(domain)).subscribeOn(io)
+        return Mono.fromCallable(() -> connections.reserve(domain, resolver)).subscribeOn(io)
             .repeatWhenEmpty(Integer.MAX_VALUE, tries -> tries.delayElements(SLOT_WAIT));
     }
 

@@ -43,6 +43,11 @@ public final class SmtpSession implements AutoCloseable {
         this.config = config;
     }
 
+    /** The address this session is connected to (an MX host's). */
+    public java.net.InetAddress remoteAddress() {
+        return socket.getInetAddress();
+    }
+
     /** Connects to the first address that answers and greets; throws when none does. */
     public static SmtpSession open(List<InetAddress> addresses, int port, LaneDeliveryConfig config) throws SmtpFailure {
         if (addresses.isEmpty()) {
