@@ -65,7 +65,9 @@ import java.util.concurrent.CompletableFuture;
  * and end).
  * <h2>Commit point (the writer's reads)</h2>
  * READ and GET never show a message whose PUT is not acknowledged (in flight: READ stops before
- * it) or failed (left out for good): {@link UncommittedPuts}.
+ * it) or failed (left out for good): {@link UncommittedPuts}. A failed PUT that may be on a copy is
+ * undone there ({@link #undoFailedPuts}, a DELETE sent on the tick once the queue can write), so
+ * that a later writer does not find it either.
  */
 public final class QueueReplica {
     /** Status of a mutation refused because fewer than two copies can take it. */
@@ -256,7 +258,7 @@ public final class QueueReplica {
             return op.ack;
         }
         if (rebuild != null) {
-            rebuild.noteClientMutation(op);
+            rebuild.noteClientMutation(op); // an undo too: the copier must not bring the message back
         }
         uncommitted.track(op);
         dispatch(op, targets);
@@ -268,6 +270,35 @@ public final class QueueReplica {
             records.writeRecord();
         }
         return op.ack;
+    }
+
+    /** Undos sent per tick at most: a burst of failures is undone over a few ticks, not in one go. */
+    static final int UNDOS_PER_TICK = 64;
+
+    /**
+     * Undoes failed PUTs that may be on a copy (see {@link UncommittedPuts}, "Undo"): a DELETE of
+     * each, through the normal sequenced path to both write members, once the queue can write.
+     * Called by the tick (never from an answer's processing: an ack's callbacks send nothing).
+     */
+    void undoFailedPuts() {
+        if (phase != Phase.READY || opening != null || openRecordOp != null || writeMembers().size() < 2) {
+            return;
+        }
+        for (UncommittedPuts.Undo u : uncommitted.undosDue(UNDOS_PER_TICK)) {
+            ReplicaOp op = new ReplicaOp(NodeOp.DELETE, ReplicaOp.Purpose.UNDO, core.clock.nanoTime());
+            op.id = u.id();
+            event("undo of failed PUT " + Ids.show(u.id()) + ": DELETE sent to " + writeMembers());
+            mutate(op).whenComplete((a, e) -> {
+                boolean ok = a != null && a.isOk();
+                uncommitted.undone(u, ok);
+                event("undo of failed PUT " + Ids.show(u.id()) + (ok ? ": done on both copies" : ": " + (a == null ? e : a.status() + " " + a.reason()) + ", sent again later"));
+            });
+        }
+    }
+
+    /** For tests: failed PUTs not undone yet. */
+    int undosPending() {
+        return uncommitted.undosPending();
     }
 
     void readOp(ReplicaOp op) {

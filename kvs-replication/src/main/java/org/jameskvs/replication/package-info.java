@@ -98,9 +98,30 @@
  * <tr><td>REBUILDING</td><td>its source isolated or lost</td><td>NG (isolated)</td><td>the rebuild is
  * aborted</td></tr>
  * </table>
+ * <table class="striped">
+ * <caption>A client PUT's id in the writer's commit point ({@code UncommittedPuts})</caption>
+ * <tr><th>state</th><th>event</th><th>next</th><th>action</th></tr>
+ * <tr><td>-</td><td>client PUT sent ({@code QueueReplica.mutate})</td><td>in flight</td><td>READ stops
+ * before it, GET answers NOT_FOUND</td></tr>
+ * <tr><td>in flight</td><td>acknowledged; or refused by both copies</td><td>-</td><td>shown (a refusal
+ * shows whatever another PUT left)</td></tr>
+ * <tr><td>in flight</td><td>failed otherwise (not replicated, outcome unknown, copies disagree)</td>
+ * <td>failed</td><td>left out of READ and GET; a plain PUT no copy refused as a duplicate is to be
+ * undone</td></tr>
+ * <tr><td>failed, to undo</td><td>a tick with two write members and no client PUT of the id in
+ * flight ({@code QueueReplica.undoFailedPuts})</td><td>undoing</td><td>DELETE of the id, purpose
+ * {@code UNDO}: sequenced like a client mutation, to both write members (a rebuild notes it like a
+ * client DELETE); NOT_FOUND counts as OK</td></tr>
+ * <tr><td>undoing</td><td>the DELETE acknowledged by both copies, no later failure of the id
+ * ({@code UncommittedPuts.undone})</td><td>-</td><td>the failed PUT is on no copy: nothing to hide</td></tr>
+ * <tr><td>undoing</td><td>the DELETE failed</td><td>failed, to undo</td><td>sent again on a later tick</td></tr>
+ * <tr><td>failed</td><td>a later client PUT of the id acknowledged, or answered DUPLICATE_ID by both
+ * copies (the failed one is on both and its caller counts it stored); a client DELETE or CLEAR
+ * acknowledged</td><td>-</td><td>no undo: an acknowledged PUT is never undone</td></tr>
+ * </table>
  * Timers ({@code Timers.tick}, every {@code tickMillis}): request and OPEN timeouts (above), parked mutations
  * failing when no rebuild progresses for 5 request timeouts, the lease renewal (a record write every
- * {@code leaseRenew}).
+ * {@code leaseRenew}), the undo of failed PUTs.
  *
  * <h2>Guarantees</h2>
  * <ul>
@@ -134,7 +155,9 @@
  * READ and GET through the writer never show a message whose PUT is not acknowledged on two copies
  * (READ stops before it and resumes there) or whose PUT failed (left out, also after a rebuild
  * copied it to a second copy): a mail whose intake PUT failed is not delivered by this writer
- * ({@code UncommittedPuts}, {@code UncommittedPutHiddenTest}).</li>
+ * ({@code UncommittedPuts}, {@code UncommittedPutHiddenTest}). Such a PUT is then undone on the
+ * copies (a DELETE once the queue can write again), so that a later writer (reopened, restarted,
+ * taking over) does not deliver it either ({@code UndoFailedPutTest}).</li>
  * <li>A copy its server flags DAMAGED (journal records lost at recovery, see the queue flags in
  * kvs-protocol) is never taken as in sync, whatever its transaction number: at open, takeover or a
  * member's reopen it is NG and rebuilt from the intact copy (the rebuild's CLEAR ends the mark).
@@ -192,10 +215,11 @@
  * next position until a rebuild gives it its source's. A rebuild target must run this server
  * revision (positioned PUTs).</li>
  * <li>The commit point is the writer's own (in memory): read-only readers (browse of another
- * writer's queue, repository listings on other nodes) do not know it, and a new writer (reclaim,
- * takeover, restart) does not know which PUTs failed before: a PUT that failed on one copy and was
- * then copied by a rebuild is visible to them. (Left: the commit point carried with the writes to
- * the servers, which READ would apply.)</li>
+ * writer's queue, repository listings on other nodes) do not know it, and see a PUT in flight, or
+ * failed and not undone yet. A failed PUT is undone on the copies only by the writer that saw it
+ * fail, once the queue can write: a writer that stops first (closed, fenced, crashed, its process
+ * restarted) leaves it on the copies that took it, and a later writer reads it. (Left: the commit
+ * point carried with the writes to the servers, which READ would apply.)</li>
  * <li>Read-only opens ({@code OpenOptions.reader()}, for readers of other writers' queues) take no
  * part in fencing and read ONE in-sync copy named by the newest replication record, never "the first
  * node that has the queue" (fencing leaves an empty queue on the node that is not a copy). The copy
