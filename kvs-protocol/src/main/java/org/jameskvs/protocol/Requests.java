@@ -142,6 +142,66 @@ public final class Requests {
         Frames.finishFrame(out, beginSequenced(out, Opcode.CLEAR, seq, handle, 0, queueSeq));
     }
 
+    // ---- the commit point (flag 0x0008, opcode COMMIT): kept apart, so that it moves with the codec
+
+    /**
+     * The header of a sequenced mutation that also carries the writer's commit point
+     * ({@link RequestDescriptor#FLAG_COMMITTED}): the queue seq, then the committed seq; the caller
+     * writes the operation's payload and finishes the frame. {@code committed < 0}: no commit point
+     * (the plain sequenced header).
+     */
+    public static int beginSequenced(ByteBuf out, Opcode op, long seq, int handle, int flags, long queueSeq,
+                                     long committed) {
+        if (committed < 0) {
+            return beginSequenced(out, op, seq, handle, flags, queueSeq);
+        }
+        int start = beginSequenced(out, op, seq, handle, flags | RequestDescriptor.FLAG_COMMITTED, queueSeq);
+        out.writeLong(committed);
+        return start;
+    }
+
+    /** PUT with its queue seq and the commit point ({@code committed < 0}: none). */
+    public static void putSequenced(ByteBuf out, long seq, int handle, int flags, long queueSeq, long committed,
+                                    byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
+        int start = beginSequenced(out, Opcode.PUT, seq, handle, flags, queueSeq, committed);
+        Wire.writeId(out, id);
+        out.writeByte(priority);
+        out.writeLong(notBefore);
+        Wire.writeBlob(out, state);
+        out.writeBytes(body);
+        Frames.finishFrame(out, start);
+    }
+
+    /** DELETE with its queue seq and the commit point ({@code committed < 0}: none). */
+    public static void deleteSequenced(ByteBuf out, long seq, int handle, long queueSeq, long committed, byte[] id) {
+        int start = beginSequenced(out, Opcode.DELETE, seq, handle, 0, queueSeq, committed);
+        Wire.writeId(out, id);
+        Frames.finishFrame(out, start);
+    }
+
+    /** REPLACE with its queue seq and the commit point ({@code committed < 0}: none). */
+    public static void replaceSequenced(ByteBuf out, long seq, int handle, long queueSeq, long committed, byte[] id,
+                                        int priority, long notBefore, byte[] state) {
+        int start = beginSequenced(out, Opcode.REPLACE, seq, handle, 0, queueSeq, committed);
+        Wire.writeId(out, id);
+        out.writeByte(priority);
+        out.writeLong(notBefore);
+        Wire.writeBlob(out, state);
+        Frames.finishFrame(out, start);
+    }
+
+    /** CLEAR with its queue seq and the commit point ({@code committed < 0}: none). */
+    public static void clearSequenced(ByteBuf out, long seq, int handle, long queueSeq, long committed) {
+        Frames.finishFrame(out, beginSequenced(out, Opcode.CLEAR, seq, handle, 0, queueSeq, committed));
+    }
+
+    /** COMMIT (write handle): {@code i64} the writer's committed seq. */
+    public static void commit(ByteBuf out, long seq, int handle, long committed) {
+        int start = Frames.beginRequest(out, Opcode.COMMIT, seq, handle);
+        out.writeLong(committed);
+        Frames.finishFrame(out, start);
+    }
+
     /** STAT, LIST, CLEAR, DROP, PING, CLOSE: a header and no payload. */
     public static void empty(ByteBuf out, Opcode op, long seq, int handle) {
         int start = Frames.beginRequest(out, op, seq, handle);

@@ -17,6 +17,7 @@ import org.jameskvs.protocol.Wire;
 import org.jameskvs.server.metrics.BlockTally;
 import org.jameskvs.server.storage.MutationOutcome;
 import org.jameskvs.server.storage.QueueState;
+import org.jameskvs.server.storage.QueueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -240,6 +241,10 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                         return Status.STALE_EPOCH;
                     }
                 }
+                if ((flags & RequestDescriptor.FLAG_COMMITTED) != 0
+                        && ((flags & RequestDescriptor.FLAG_SEQUENCED) == 0 || !isSequenceable(op))) {
+                    throw new MalformedPayloadException("flag 0x0008 (committed seq) needs a sequenced mutation");
+                }
                 if ((flags & RequestDescriptor.FLAG_SEQUENCED) != 0 && isSequenceable(op)) {
                     return applySequenced(ctx.channel(), op, seq, handleId, flags, h, in, out);
                 }
@@ -269,6 +274,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         if (queueSeq <= 0) {
             throw new MalformedPayloadException("queue seq must be >= 1, got " + queueSeq);
         }
+        declareCommitted(q, flags, in);
         long last = q.lastSeq();
         if (queueSeq <= last) {
             MutationOutcome o = server.store.outcome(q, queueSeq);
@@ -304,6 +310,27 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             return skipped == Status.OK ? s : skipped;
         }
         return s; // the store failed (disk full, ...): the seq is not taken
+    }
+
+    /**
+     * Flag 0x0008: the writer's commit point, right after the queue seq (see the protocol's package
+     * doc), kept before the mutation is applied (it is below the mutation's seq). A journal failure
+     * leaves the commit point lower, which only shows readers less: the mutation goes on.
+     */
+    private void declareCommitted(QueueState q, int flags, ByteBuf in) {
+        if ((flags & RequestDescriptor.FLAG_COMMITTED) == 0) {
+            return;
+        }
+        long committed = Wire.readLong(in);
+        if (committed < 0) {
+            throw new MalformedPayloadException("committed seq must be >= 0, got " + committed);
+        }
+        server.store.commitPoint(q, committed);
+    }
+
+    /** The highest position READ and GET through this handle show: read handles stop at the commit point. */
+    private static long visibleLimit(QueueHandle h) {
+        return h.mode() == OpenMode.READ ? QueueStore.visibleLimit(h.queue()) : Long.MAX_VALUE;
     }
 
     /** Set by a request that answers an error with other than the current txn (a repeat's stored one); reset per request. */
@@ -353,7 +380,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             case GET -> {
                 byte[] id = Wire.readId(in);
                 int start = Frames.beginResponse(out, op.code(), Status.OK, seq, q.txn());
-                Status s = server.store.get(q, id, out);
+                Status s = server.store.get(q, id, out, visibleLimit(h));
                 if (s == Status.OK) {
                     Frames.finishFrame(out, start);
                 }
@@ -368,7 +395,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                     throw new MalformedPayloadException("maxCount and maxBytes must be positive");
                 }
                 int start = Frames.beginResponse(out, op.code(), Status.OK, seq, q.txn());
-                Status s = server.store.read(q, from, maxCount, maxBytes, readyBefore, out);
+                Status s = server.store.read(q, from, maxCount, maxBytes, readyBefore, out, visibleLimit(h));
                 if (s == Status.OK) {
                     Frames.finishFrame(out, start);
                 }
@@ -397,6 +424,13 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             }
             case CLEAR -> {
                 return okIfOk(server.store.clear(q), op, seq, q, out);
+            }
+            case COMMIT -> {
+                long committed = Wire.readLong(in);
+                if (committed < 0) {
+                    throw new MalformedPayloadException("committed seq must be >= 0, got " + committed);
+                }
+                return okIfOk(server.store.commitPoint(q, committed), op, seq, q, out);
             }
             case DROP -> {
                 Status s = server.store.drop(q);
