@@ -67,6 +67,15 @@ public interface KvsQueue extends AutoCloseable {
     }
 
     /**
+     * READ of this copy as it is, ignoring the queue's commit point (flag 0x0010): for operators and
+     * tests inspecting one copy. A read handle otherwise shows nothing above the commit point.
+     */
+    default CompletableFuture<ReadResult> readUncommitted(long fromPosition, int maxCount, int maxBytes,
+                                                          long readyBefore) {
+        return read(fromPosition, maxCount, maxBytes, readyBefore);
+    }
+
+    /**
      * COMMIT: the writer's commit point, when no mutation carries it (see the protocol's package
      * doc). Only a single server's queue has it; others answer {@code UNKNOWN_OPCODE}.
      */

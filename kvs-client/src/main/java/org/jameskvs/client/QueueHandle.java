@@ -140,6 +140,12 @@ final class QueueHandle implements KvsQueue {
     }
 
     @Override
+    public CompletableFuture<ReadResult> readUncommitted(long fromPosition, int maxCount, int maxBytes, long readyBefore) {
+        return call(Opcode.READ, HEADER_HINT, (out, seq, h) -> Requests.readUncommitted(out, seq, h, fromPosition,
+                maxCount, maxBytes, readyBefore), ResultDecoders.READ);
+    }
+
+    @Override
     public CompletableFuture<QueueStat> stat() {
         return call(Opcode.STAT, HEADER_HINT, (out, seq, h) -> Requests.empty(out, Opcode.STAT, seq, h), ResultDecoders.STAT);
     }

@@ -44,6 +44,12 @@ public final class RequestDescriptor {
      */
     public static final int FLAG_COMMITTED = 0x0008;
 
+    /**
+     * READ and GET flag: show the copy as it is, ignoring the queue's commit point (operators and
+     * tests inspecting one copy; James' readers never set it).
+     */
+    public static final int FLAG_UNCOMMITTED = 0x0010;
+
     private RequestDescriptor() {
     }
 }

@@ -202,6 +202,14 @@ public final class Requests {
         Frames.finishFrame(out, start);
     }
 
+    /** READ ignoring the commit point ({@link RequestDescriptor#FLAG_UNCOMMITTED}): one copy as it is. */
+    public static void readUncommitted(ByteBuf out, long seq, int handle, long fromPosition, int maxCount, int maxBytes,
+                                       long readyBefore) {
+        int start = out.writerIndex();
+        read(out, seq, handle, fromPosition, maxCount, maxBytes, readyBefore);
+        out.setShort(start + 4 + RequestDescriptor.FLAGS_OFFSET, RequestDescriptor.FLAG_UNCOMMITTED);
+    }
+
     /** STAT, LIST, CLEAR, DROP, PING, CLOSE: a header and no payload. */
     public static void empty(ByteBuf out, Opcode op, long seq, int handle) {
         int start = Frames.beginRequest(out, op, seq, handle);

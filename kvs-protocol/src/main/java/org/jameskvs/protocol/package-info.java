@@ -177,7 +177,9 @@
  * message whose position (its PUT's seq) is above it: READ stops before the first one
  * ({@code nextPosition} is its position, so the reader reads it once it is committed), GET answers
  * {@code NOT_FOUND}. Ids starting with a zero byte (the replication's own record) are not held back.
- * The write handle sees everything. A queue never given a commit point (single-server clients,
+ * A queue whose next position is above its last seq + 1 (numbered by PUTs before positions were
+ * seqs) is read as before. The write handle sees everything, and so does a READ or GET with flag 0x0010
+ * ({@code FLAG_UNCOMMITTED}: operators and tests inspecting one copy as it is). A queue never given a commit point (single-server clients,
  * writers before this revision) is read as before: up to its last seq. COMMIT is answered like
  * other mutations on a read handle ({@code READ_ONLY}) or a fenced one ({@code STALE_EPOCH}).
  * Only what a PUT adds is held back: a DELETE or REPLACE beyond the commit point is visible at once.

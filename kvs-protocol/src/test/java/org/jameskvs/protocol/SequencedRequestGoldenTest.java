@@ -62,4 +62,11 @@ class SequencedRequestGoldenTest {
         assertThat(hex(b -> Requests.commit(b, 1, 2, 6))).isEqualTo(
                 "00000018" + "02" + "0f" + "0000" + "0000000000000001" + "00000002" + "0000000000000006");
     }
+
+    @Test
+    void anUncommittedReadIsAReadWithFlag0x0010() {
+        assertThat(hex(b -> Requests.readUncommitted(b, 1, 2, 3, 4, 5, 6))).isEqualTo(
+                "00000028" + "02" + "07" + "0010" + "0000000000000001" + "00000002"
+                        + "0000000000000003" + "00000004" + "00000005" + "0000000000000006");
+    }
 }

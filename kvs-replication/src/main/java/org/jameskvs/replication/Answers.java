@@ -38,6 +38,7 @@ final class Answers {
     void resequence(Member m, long serverLast) {
         q.event(m.node + " answered SEQ_GAP at seq " + serverLast + " (we had sent up to " + m.sentSeq
                 + "): the suffix is sent again from " + (serverLast + 1));
+        q.commitPoint.renumbered(m, serverLast);
         List<Sent> again = new ArrayList<>(m.inflight);
         m.inflight.clear();
         for (int i = again.size() - 1; i >= 0; i--) {

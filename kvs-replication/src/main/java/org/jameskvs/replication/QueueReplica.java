@@ -67,7 +67,8 @@ import java.util.concurrent.CompletableFuture;
  * READ and GET never show a message whose PUT is not acknowledged (in flight: READ stops before
  * it) or failed (left out for good): {@link UncommittedPuts}. A failed PUT that may be on a copy is
  * undone there ({@link #undoFailedPuts}, a DELETE sent on the tick once the queue can write), so
- * that a later writer does not find it either.
+ * that a later writer does not find it either. The commit point also goes to the servers, for
+ * read-only readers: {@link CommitPoint}.
  */
 public final class QueueReplica {
     /** Status of a mutation refused because fewer than two copies can take it. */
@@ -123,6 +124,7 @@ public final class QueueReplica {
     final MemberPaths paths = new MemberPaths(this);
     final Timers timers = new Timers(this);
     final RecordAndRebuild records = new RecordAndRebuild(this);
+    final CommitPoint commitPoint = new CommitPoint(this);
 
     QueueReplica(ReplicationCore core, String name, String owner) {
         this.core = core;
@@ -389,9 +391,14 @@ public final class QueueReplica {
         ReplicaOp op = s.op;
         NodeOp kind = op.kind;
         byte[] state = op.state;
+        long committed = -1;
         if (s.seq == 0 && isMutation(op) && op.rebuild == null && sequencing(m)) {
             // The copy's next seq; kept by the Sent, so a retry on the other path repeats it exactly.
             s.seq = ++m.sentSeq;
+            committed = commitPoint.sent(m, s);
+        } else if (s.seq > 0) {
+            commitPoint.advance(m);
+            committed = m.committed;
         }
         if (op.purpose == ReplicaOp.Purpose.RECORD) {
             // Sequenced: one replacing PUT whether or not the copy holds the record, so that the
@@ -409,7 +416,8 @@ public final class QueueReplica {
         NodeRequest r = new NodeRequest(core.nextToken(), m.node, m.path, name, kind, op.id, op.priority,
                 op.notBefore, state, kind == NodeOp.PUT || kind == NodeOp.PUT_REPLACING
                         ? (op.body == null ? new byte[0] : op.body) : op.body,
-                op.fromPosition, op.maxCount, op.maxBytes, op.readyBefore, 0, null, false, s.seq, position);
+                op.fromPosition, op.maxCount, op.maxBytes, op.readyBefore, 0, null, false, s.seq, position,
+                s.seq > 0 ? committed : -1);
         s.token = r.token();
         s.sentAt = core.clock.nanoTime();
         m.inflight.add(s);

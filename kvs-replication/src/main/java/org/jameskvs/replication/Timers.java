@@ -59,6 +59,7 @@ final class Timers {
             failParked(false, now, "tick");
         }
         q.undoFailedPuts();
+        q.commitPoint.tick();
         if (q.phase == Phase.READY && now - q.lastRenewAt >= q.core.config.leaseRenew().toNanos()) {
             q.lastRenewAt = now;
             q.renewals++;

@@ -148,6 +148,18 @@ final class UncommittedPuts {
         }
     }
 
+    /**
+     * Whether this client PUT holds the queue's commit point ({@link CommitPoint}): it failed and its
+     * id is still to be undone, so readers must not get past it before the undo removed it.
+     */
+    boolean holdsCommit(ReplicaOp op) {
+        if (op.purpose != ReplicaOp.Purpose.CLIENT || op.kind != NodeOp.PUT || toUndo.isEmpty()) {
+            return false;
+        }
+        Ack a = op.ack.getNow(null);
+        return a != null && !a.isOk() && toUndo.containsKey(Ids.key(op.id));
+    }
+
     /** For tests and the management view: failed PUTs not undone yet. */
     int undosPending() {
         return toUndo.size();

@@ -46,6 +46,8 @@ class UndoFailedPutTest extends ClusterRigTest<ProxiedCluster> {
         assertThat(failed.isOk()).as("the put with one copy and no node to rebuild on: %s", failed).isFalse();
         assertThat(cluster.readCopy("kvs1", Q)).as("the failed PUT stays on kvs1 while the queue cannot write")
                 .contains("lost");
+        assertThat(committedView("kvs1")).as("a read handle on kvs1: held back by the commit point").doesNotContain("lost")
+                .containsExactlyElementsOf(acked);
 
         freezeNode("kvs2", false);
         cluster.awaitEvent(mark, e -> e.contains("undo of failed PUT lost: done on both copies"), Duration.ofSeconds(60),
@@ -55,6 +57,7 @@ class UndoFailedPutTest extends ClusterRigTest<ProxiedCluster> {
         for (String node : List.of("kvs1", "kvs2")) {
             assertThat(cluster.readCopy(node, Q)).as("copy on %s: the failed PUT undone, every acknowledged one kept", node)
                     .containsExactlyElementsOf(acked);
+            assertThat(committedView(node)).as("a read handle on %s", node).doesNotContain("lost");
         }
         assertThat(ClusterRig.readAll(q)).as("the writer").containsExactlyElementsOf(acked);
 
@@ -78,6 +81,21 @@ class UndoFailedPutTest extends ClusterRigTest<ProxiedCluster> {
         for (String node : List.of("kvs1", "kvs2")) {
             assertThat(cluster.readCopy(node, Q)).as("copy on %s", node).containsExactlyElementsOf(acked);
         }
+    }
+
+    /** What a plain read handle on the node shows (the commit point applies), the record left out. */
+    private List<String> committedView(String node) {
+        List<String> ids = new ArrayList<>();
+        try (org.jameskvs.client.KvsClient c = org.jameskvs.client.KvsClient.connect(org.jameskvs.client.KvsClientConfig
+                .builder().host("127.0.0.1").port(cluster.serverPort(node)).credentials("james", ClusterRig.PASSWORD)
+                .requestTimeout(Duration.ofSeconds(60)).build())) {
+            KvsQueue q = c.open(Q, OpenOptions.reader()).join().orThrow();
+            org.jameskvs.client.ReadResult rr = q.read(0, 10_000, 64 << 20, 0).join();
+            assertThat(rr.isOk()).isTrue();
+            rr.messages().stream().filter(m -> !Ids.isReserved(m.id()))
+                    .forEach(m -> ids.add(new String(m.id(), StandardCharsets.UTF_8)));
+        }
+        return ids;
     }
 
     private static KvsQueue open(ReplicatedQueueOpener opener, long epoch) throws InterruptedException {

@@ -60,6 +60,8 @@ class CommitPointServerTest {
             assertThat(ids(rr)).containsExactly("a", "b");
             assertThat(rr.nextPosition()).as("stops before c (position 3)").isEqualTo(3);
             assertThat(r.get(b("c")).join().status()).isEqualTo(Status.NOT_FOUND);
+            assertThat(ids(r.readUncommitted(0, 100, 1 << 20, 0).join())).as("flag 0x0010: the copy as it is")
+                    .containsExactly("a", "b", "c");
             assertThat(ids(w.read(0, 100, 1 << 20, 0).join())).as("the writer's handle").containsExactly("a", "b", "c");
 
             assertThat(w.commit(3).join().isOk()).as("COMMIT when idle").isTrue();

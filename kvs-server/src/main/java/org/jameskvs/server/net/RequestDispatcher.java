@@ -329,8 +329,9 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     }
 
     /** The highest position READ and GET through this handle show: read handles stop at the commit point. */
-    private static long visibleLimit(QueueHandle h) {
-        return h.mode() == OpenMode.READ ? QueueStore.visibleLimit(h.queue()) : Long.MAX_VALUE;
+    private static long visibleLimit(QueueHandle h, int flags) {
+        return h.mode() == OpenMode.READ && (flags & RequestDescriptor.FLAG_UNCOMMITTED) == 0
+                ? QueueStore.visibleLimit(h.queue()) : Long.MAX_VALUE;
     }
 
     /** Set by a request that answers an error with other than the current txn (a repeat's stored one); reset per request. */
@@ -380,7 +381,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             case GET -> {
                 byte[] id = Wire.readId(in);
                 int start = Frames.beginResponse(out, op.code(), Status.OK, seq, q.txn());
-                Status s = server.store.get(q, id, out, visibleLimit(h));
+                Status s = server.store.get(q, id, out, visibleLimit(h, flags));
                 if (s == Status.OK) {
                     Frames.finishFrame(out, start);
                 }
@@ -395,7 +396,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                     throw new MalformedPayloadException("maxCount and maxBytes must be positive");
                 }
                 int start = Frames.beginResponse(out, op.code(), Status.OK, seq, q.txn());
-                Status s = server.store.read(q, from, maxCount, maxBytes, readyBefore, out, visibleLimit(h));
+                Status s = server.store.read(q, from, maxCount, maxBytes, readyBefore, out, visibleLimit(h, flags));
                 if (s == Status.OK) {
                     Frames.finishFrame(out, start);
                 }

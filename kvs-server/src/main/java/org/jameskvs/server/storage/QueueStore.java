@@ -118,7 +118,10 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  * the queue's last seq (a REBASE lowers it to the new seq if needed), and each rise is a COMMIT
  * record in the same block as the request that carried it, so what survives a crash is a value the
  * writer did declare, at most the last one: a restart never shows more than before it (it may show
- * less until the writer's next declaration). The latest COMMIT record pins its file and compaction
+ * less until the writer's next declaration). A block holding only COMMIT records is no reason to
+ * fsync ({@code BATCH}): after a power cut the commit point may be an earlier one, which is safe
+ * (less is shown), never a later one. A queue whose positions run ahead of its seqs (numbered by
+ * PUTs before) is read without it. The latest COMMIT record pins its file and compaction
  * writes it again, so compaction never loses it; a queue with none (never declared, or a journal
  * written before this record existed) shows everything, as before.
  * <p><b>Journal format</b>: version 2 (blocks) of records of layout version 3 (CREATE carries the
@@ -573,8 +576,8 @@ public final class QueueStore implements AutoCloseable {
             return Status.OK;
         }
         try {
+            // Not a reason to fsync (BATCH): a COMMIT record lost to a power cut only shows readers less.
             queues.committed(sq, c, records.committed(sq.id, sq.txn, c));
-            unsynced = true;
             return Status.OK;
         } catch (JournalException e) {
             return fail(e.status, e.getMessage());
@@ -585,12 +588,16 @@ public final class QueueStore implements AutoCloseable {
 
     /**
      * The highest position READ and GET on a read handle may show: the queue's commit point, or
-     * everything when its writer never declared one (single-server clients). A PUT's position is
-     * its seq, so a message above it is one whose PUT its writer does not know on both copies.
+     * everything when its writer never declared one (single-server clients) or when its positions
+     * are not its seqs (a queue numbered by PUTs before, whose next position is above its last seq + 1).
+     * A PUT's position is its seq, so a message above it is one whose PUT its writer does not know on
+     * both copies.
      */
     public static long visibleLimit(QueueState q) {
         long c = q.committed();
-        return c < 0 ? Long.MAX_VALUE : c;
+        // A queue whose positions run ahead of its seqs (numbered by PUTs before positions were seqs)
+        // cannot compare a position with a seq: read as before, up to its last seq.
+        return c < 0 || q.nextPosition() > q.lastSeq() + 1 ? Long.MAX_VALUE : c;
     }
 
     /** Records a new owner and epoch (journaled, counts as a mutation). */

@@ -109,6 +109,19 @@ class CommitPointStoreTest {
         }
     }
 
+    @Test
+    void aQueueWhosePositionsRunAheadOfItsSeqsIsReadAsBefore() {
+        try (QueueStore store = QueueStore.open(config())) {
+            QueueState q = store.create("q", 0, 0);
+            put(store, q, "m1", "b");
+            // A position above the seq, as a queue numbered by PUTs before positions were seqs has.
+            assertThat(store.put(q, id("m2"), 0, 0, buf(""), buf("b"), false, 50)).isEqualTo(Status.OK);
+            assertThat(store.commitPoint(q, 1)).isEqualTo(Status.OK);
+            assertThat(QueueStore.visibleLimit(q)).isEqualTo(Long.MAX_VALUE);
+            assertThat(limitedIds(store, q, 0)).containsExactly("m1", "m2");
+        }
+    }
+
     private record Limited(long nextPosition, List<String> ids) {
     }
 
