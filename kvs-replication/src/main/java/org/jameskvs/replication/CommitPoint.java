@@ -9,7 +9,8 @@ import org.jameskvs.protocol.Status;
  * the answer that settled the copy's last mutation, and on the tick). The server
  * keeps it and READ and GET on read handles (read-only readers: {@link ReadOnlyReplica}, browse,
  * the OR-set repository's log readers) show no message above it, so a reader of one copy never sees
- * a PUT that is on that copy only, nor one that failed until its undo is through.
+ * a PUT that is on that copy only, nor one that failed until its undo is through (after a reclaim
+ * with undos pending, the commit point waits for them: it is unknown until then).
  *
  * <p>A mutation is <i>settled</i> once its call has its outcome (both copies answered, or it
  * failed), except a client PUT that failed and is to be undone ({@link UncommittedPuts}): it holds
@@ -42,6 +43,15 @@ final class CommitPoint {
 
     /** Moves the copy's commit point past every settled mutation at the head of its queue. */
     void advance(Member m) {
+        if (m.committed < 0) {
+            // Unknown: a reclaim found the copies while failed PUTs were still to undo (their seqs,
+            // in what the copies hold, are not known): it starts once they are undone, below the
+            // oldest mutation sent since.
+            if (m.sentSeq < 0 || q.uncommitted.undosPending() > 0) {
+                return;
+            }
+            m.committed = m.unsettled.isEmpty() ? m.sentSeq : m.unsettled.peekFirst().seq - 1;
+        }
         while (!m.unsettled.isEmpty()) {
             Sent s = m.unsettled.peekFirst();
             if (!settled(s.op)) {

@@ -182,6 +182,13 @@ public final class QueueReplica {
             readCopyChanges++; // a reclaim: the copies are found again, positions may refer to another one
         }
         readCopy = initial.get(0);
+        if (uncommitted.undosPending() > 0) {
+            // A reclaim: the copies hold failed PUTs still to undo, at seqs not known here. Their
+            // commit point is unknown until the undos are through (see CommitPoint.advance).
+            for (Member m : initial) {
+                m.committed = -1;
+            }
+        }
         lastRenewAt = core.clock.nanoTime();
         if (members.size() < 2) {
             records.startRebuildIfPossible(rebuildTarget);

@@ -111,6 +111,21 @@ class UncommittedPutsTest {
         assertThat(ids(table.filter(read(msg(1, "r"), msg(2, "d"))))).as("hidden from this writer as before").isEmpty();
     }
 
+    @Test
+    void aFailedPutToUndoHoldsTheCommitPointUntilItsUndoIsAcknowledged() {
+        ReplicaOp ok = put("a");
+        ReplicaOp b = put("b");
+        assertThat(table.holdsCommit(b)).as("in flight: its ack is not there yet (CommitPoint waits for it anyway)").isFalse();
+        ok.ack.complete(new Ack(Status.OK, 1, 1, null));
+        b.ack.complete(Ack.failed(Status.TIMEOUT, "outcome unknown"));
+        assertThat(table.holdsCommit(ok)).isFalse();
+        assertThat(table.holdsCommit(b)).isTrue();
+        UncommittedPuts.Undo u = table.undosDue(10).get(0);
+        assertThat(table.holdsCommit(b)).as("its undo in flight").isTrue();
+        table.undone(u, true);
+        assertThat(table.holdsCommit(b)).isFalse();
+    }
+
     private ReplicaOp put(String id) {
         ReplicaOp op = new ReplicaOp(NodeOp.PUT, ReplicaOp.Purpose.CLIENT, 0);
         op.id = b(id);
