@@ -56,6 +56,35 @@ public interface KvsQueue extends AutoCloseable {
     }
 
     /**
+     * {@link #sequenced} carrying the writer's commit point too ({@code committed >= 0}, flag 0x0008:
+     * the highest seq the writer knows on both copies; read handles show nothing above it). A
+     * negative {@code committed} sends the plain sequenced mutation.
+     */
+    default CompletableFuture<Ack> sequenced(long queueSeq, long committed, org.jameskvs.protocol.Opcode kind,
+                                             boolean replacing, byte[] id, int priority, long notBefore, byte[] state,
+                                             byte[] body) {
+        return sequenced(queueSeq, kind, replacing, id, priority, notBefore, state, body);
+    }
+
+    /**
+     * READ of this copy as it is, ignoring the queue's commit point (flag 0x0010): for operators and
+     * tests inspecting one copy. A read handle otherwise shows nothing above the commit point.
+     */
+    default CompletableFuture<ReadResult> readUncommitted(long fromPosition, int maxCount, int maxBytes,
+                                                          long readyBefore) {
+        return read(fromPosition, maxCount, maxBytes, readyBefore);
+    }
+
+    /**
+     * COMMIT: the writer's commit point, when no mutation carries it (see the protocol's package
+     * doc). Only a single server's queue has it; others answer {@code UNKNOWN_OPCODE}.
+     */
+    default CompletableFuture<Ack> commit(long committed) {
+        return CompletableFuture.completedFuture(Ack.failed(org.jameskvs.protocol.Status.UNKNOWN_OPCODE,
+                "COMMIT is for one server's copy of a queue"));
+    }
+
+    /**
      * REBASE: this copy was rebuilt from another one and takes over that copy's last seq and digest
      * (see the protocol's package doc). Only a single server's queue has it; others answer
      * {@code UNKNOWN_OPCODE}.

@@ -140,6 +140,12 @@ final class QueueHandle implements KvsQueue {
     }
 
     @Override
+    public CompletableFuture<ReadResult> readUncommitted(long fromPosition, int maxCount, int maxBytes, long readyBefore) {
+        return call(Opcode.READ, HEADER_HINT, (out, seq, h) -> Requests.readUncommitted(out, seq, h, fromPosition,
+                maxCount, maxBytes, readyBefore), ResultDecoders.READ);
+    }
+
+    @Override
     public CompletableFuture<QueueStat> stat() {
         return call(Opcode.STAT, HEADER_HINT, (out, seq, h) -> Requests.empty(out, Opcode.STAT, seq, h), ResultDecoders.STAT);
     }
@@ -147,26 +153,38 @@ final class QueueHandle implements KvsQueue {
     @Override
     public CompletableFuture<Ack> sequenced(long queueSeq, Opcode kind, boolean replacing, byte[] id, int priority,
                                            long notBefore, byte[] state, byte[] body) {
+        return sequenced(queueSeq, -1, kind, replacing, id, priority, notBefore, state, body);
+    }
+
+    @Override
+    public CompletableFuture<Ack> commit(long committed) {
+        return call(Opcode.COMMIT, HEADER_HINT + 8, (out, seq, h) -> Requests.commit(out, seq, h, committed),
+                ResultDecoders.ACK);
+    }
+
+    @Override
+    public CompletableFuture<Ack> sequenced(long queueSeq, long committed, Opcode kind, boolean replacing, byte[] id,
+                                           int priority, long notBefore, byte[] state, byte[] body) {
         byte[] st = state == null ? EMPTY : state;
         switch (kind) {
             case PUT -> {
                 byte[] b = body == null ? EMPTY : body;
                 int flags = replacing ? RequestDescriptor.FLAG_REPLACE_EXISTING : 0;
-                return call(kind, HEADER_HINT + 8 + id.length + st.length + b.length, (out, seq, h) ->
-                        Requests.putSequenced(out, seq, h, flags, queueSeq, id, priority, notBefore, st, b),
+                return call(kind, HEADER_HINT + 16 + id.length + st.length + b.length, (out, seq, h) ->
+                        Requests.putSequenced(out, seq, h, flags, queueSeq, committed, id, priority, notBefore, st, b),
                         ResultDecoders.ACK_WITH_VALUE);
             }
             case DELETE -> {
-                return call(kind, HEADER_HINT + 8 + id.length,
-                        (out, seq, h) -> Requests.deleteSequenced(out, seq, h, queueSeq, id), ResultDecoders.ACK);
+                return call(kind, HEADER_HINT + 16 + id.length,
+                        (out, seq, h) -> Requests.deleteSequenced(out, seq, h, queueSeq, committed, id), ResultDecoders.ACK);
             }
             case REPLACE -> {
-                return call(kind, HEADER_HINT + 8 + id.length + st.length, (out, seq, h) ->
-                        Requests.replaceSequenced(out, seq, h, queueSeq, id, priority, notBefore, st), ResultDecoders.ACK);
+                return call(kind, HEADER_HINT + 16 + id.length + st.length, (out, seq, h) ->
+                        Requests.replaceSequenced(out, seq, h, queueSeq, committed, id, priority, notBefore, st), ResultDecoders.ACK);
             }
             case CLEAR -> {
-                return call(kind, HEADER_HINT + 8,
-                        (out, seq, h) -> Requests.clearSequenced(out, seq, h, queueSeq), ResultDecoders.ACK);
+                return call(kind, HEADER_HINT + 16,
+                        (out, seq, h) -> Requests.clearSequenced(out, seq, h, queueSeq, committed), ResultDecoders.ACK);
             }
             default -> {
                 return Request.failed(ResultDecoders.ACK, Status.BAD_REQUEST, kind + " is not a sequenced mutation");

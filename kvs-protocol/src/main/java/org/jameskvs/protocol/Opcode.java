@@ -16,7 +16,9 @@ public enum Opcode {
     PING(0x0C, false),
     CLOSE(0x0D, false),
     /** A rebuilt copy takes over its source's last seq and digest (needs a write handle). */
-    REBASE(0x0E, true);
+    REBASE(0x0E, true),
+    /** The writer's commit point, when it has no mutation to carry it (needs a write handle; no transaction). */
+    COMMIT(0x0F, true);
 
     private static final Opcode[] BY_CODE = new Opcode[256];
 
@@ -38,7 +40,7 @@ public enum Opcode {
         return (byte) code;
     }
 
-    /** True for operations that change a queue (and so need a write handle; all but REBASE bump its transaction number). */
+    /** True for operations that change a queue (and so need a write handle; all but REBASE and COMMIT bump its transaction number). */
     public boolean isMutation() {
         return mutation;
     }

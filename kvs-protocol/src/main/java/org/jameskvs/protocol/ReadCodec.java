@@ -25,7 +25,13 @@ public final class ReadCodec {
 
     public static void writeRequest(ByteBuf out, long seq, int handle, long fromPosition, int maxCount, int maxBytes,
                                     long readyBefore) {
-        int start = Frames.beginRequest(out, Opcode.READ, seq, handle);
+        writeRequest(out, seq, handle, 0, fromPosition, maxCount, maxBytes, readyBefore);
+    }
+
+    /** With header flags: {@link RequestDescriptor#FLAG_UNCOMMITTED} reads past the commit point (a read handle). */
+    public static void writeRequest(ByteBuf out, long seq, int handle, int flags, long fromPosition, int maxCount,
+                                    int maxBytes, long readyBefore) {
+        int start = Frames.beginRequest(out, Opcode.READ, seq, handle, flags);
         out.writeLong(fromPosition);
         out.writeInt(maxCount);
         out.writeInt(maxBytes);

@@ -36,6 +36,20 @@ public final class RequestDescriptor {
      */
     public static final int FLAG_POSITIONED = 0x0004;
 
+    /**
+     * Sequenced mutation flag (only with {@link #FLAG_SEQUENCED}): right after the {@code i64 queue
+     * seq} comes an {@code i64 committed seq}, the highest seq of the queue its writer knows held by
+     * both copies; the server keeps it as the queue's commit point (monotonic, at most its last seq)
+     * and READ and GET on a read handle show no message above it (see the protocol's package doc).
+     */
+    public static final int FLAG_COMMITTED = 0x0008;
+
+    /**
+     * READ and GET flag: show the copy as it is, ignoring the queue's commit point (operators and
+     * tests inspecting one copy; James' readers never set it).
+     */
+    public static final int FLAG_UNCOMMITTED = 0x0010;
+
     private RequestDescriptor() {
     }
 }

@@ -84,6 +84,52 @@ public final class Requests {
                 queueSeq));
     }
 
+    // ---- with the writer's commit point (flag 0x0008, opcode COMMIT; committed < 0: none, the plain form)
+
+    /** PUT with its queue seq and the commit point. */
+    public static void putSequenced(ByteBuf out, long seq, int handle, int flags, long queueSeq, long committed,
+                                    byte[] id, int priority, long notBefore, byte[] state, byte[] body) {
+        int sequenced = flags | RequestDescriptor.FLAG_SEQUENCED;
+        int start = SequencedPrefix.begin(out, Opcode.PUT, seq, handle, sequenced, queueSeq, committed);
+        PutCodec.writePayload(out, sequenced, 0, id, priority, notBefore, state, body);
+        Frames.finishFrame(out, start);
+    }
+
+    /** DELETE with its queue seq and the commit point. */
+    public static void deleteSequenced(ByteBuf out, long seq, int handle, long queueSeq, long committed, byte[] id) {
+        int start = SequencedPrefix.begin(out, Opcode.DELETE, seq, handle, RequestDescriptor.FLAG_SEQUENCED, queueSeq,
+                committed);
+        DeleteCodec.writePayload(out, id);
+        Frames.finishFrame(out, start);
+    }
+
+    /** REPLACE with its queue seq and the commit point. */
+    public static void replaceSequenced(ByteBuf out, long seq, int handle, long queueSeq, long committed, byte[] id,
+                                        int priority, long notBefore, byte[] state) {
+        int start = SequencedPrefix.begin(out, Opcode.REPLACE, seq, handle, RequestDescriptor.FLAG_SEQUENCED, queueSeq,
+                committed);
+        ReplaceCodec.writePayload(out, id, priority, notBefore, state);
+        Frames.finishFrame(out, start);
+    }
+
+    /** CLEAR with its queue seq and the commit point. */
+    public static void clearSequenced(ByteBuf out, long seq, int handle, long queueSeq, long committed) {
+        Frames.finishFrame(out, SequencedPrefix.begin(out, Opcode.CLEAR, seq, handle, RequestDescriptor.FLAG_SEQUENCED,
+                queueSeq, committed));
+    }
+
+    /** COMMIT (write handle): the writer's committed seq. */
+    public static void commit(ByteBuf out, long seq, int handle, long committed) {
+        CommitCodec.writeRequest(out, seq, handle, committed);
+    }
+
+    /** READ ignoring the commit point ({@link RequestDescriptor#FLAG_UNCOMMITTED}): one copy as it is. */
+    public static void readUncommitted(ByteBuf out, long seq, int handle, long fromPosition, int maxCount, int maxBytes,
+                                       long readyBefore) {
+        ReadCodec.writeRequest(out, seq, handle, RequestDescriptor.FLAG_UNCOMMITTED, fromPosition, maxCount, maxBytes,
+                readyBefore);
+    }
+
     /** STAT, LIST, CLEAR, DROP, PING, CLOSE: a header and no payload. */
     public static void empty(ByteBuf out, Opcode op, long seq, int handle) {
         int start = Frames.beginRequest(out, op, seq, handle);

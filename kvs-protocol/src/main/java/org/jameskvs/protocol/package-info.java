@@ -95,6 +95,7 @@
  * CLOSE   0x0D  (empty) releases the handle                       (empty)
  * REBASE  0x0E  i64 seq, i64 digest (write handle)                (empty)
  *               [, i64 next position]
+ * COMMIT  0x0F  i64 committed seq (write handle), see below       (empty)
  *
  * message record: i64 position, id, u8 priority, i64 notBefore, blob state, blob body
  * queue flags:    bit 0 ({@link org.jameskvs.protocol.QueueFlags#DAMAGED}) = this server's copy of
@@ -166,6 +167,42 @@
  * {@code SEQ_GAP}, whose payload is the reason string followed by {@code i64} the queue's last seq:
  * the writer resends from there. Without the flag the server takes the next seq itself (clients of
  * a single server).
+ *
+ * <h3>The commit point (flag 0x0008, COMMIT)</h3>
+ * A replicated queue's writer knows which seqs both copies hold; readers of one copy (read
+ * handles) must not see a mutation beyond that, or they would hand out mail whose PUT may still fail
+ * (it is on this copy only). So the writer declares it: a sequenced mutation with flag 0x0008
+ * ({@code FLAG_COMMITTED}, only with 0x0002: else {@code BAD_REQUEST}) carries its committed seq right
+ * after the queue seq, and when it has no mutation to send, a {@code COMMIT} request carries it alone:
+ * <pre>
+ * +---------------+---------------+---------------+---------------+
+ * | ...request header, flags = 0x000A (| 0x0001 for a replacing PUT)  |
+ * +---------------------------------------------------------------+
+ * |                 queue seq (int64, &gt;= 1)                        | 20
+ * +---------------------------------------------------------------+
+ * |                 committed seq (int64, &gt;= 0)                    | 28
+ * +---------------------------------------------------------------+
+ * |                 the operation's payload as above ...          | 36
+ *
+ * +---------------+---------------+---------------+---------------+
+ * | ...request header, opcode 0x0F COMMIT, flags 0 (write handle)   |
+ * +---------------------------------------------------------------+
+ * |                 committed seq (int64, &gt;= 0)                    | 20
+ * +---------------------------------------------------------------+
+ * </pre>
+ * The server keeps per queue the highest value declared, at most its last seq (taken before the
+ * mutation is applied, also for a repeat; not for a gap; a REBASE lowers it to the new seq if
+ * needed); it is not a mutation (the transaction number does not move) and is journaled, so a
+ * restart never shows more than was declared. <b>READ and GET on a read handle</b> then show no
+ * message whose position (its PUT's seq) is above it: READ stops before the first one
+ * ({@code nextPosition} is its position, so the reader reads it once it is committed), GET answers
+ * {@code NOT_FOUND}. Ids starting with a zero byte (the replication's own record) are not held back.
+ * A queue whose next position is above its last seq + 1 (numbered by PUTs before positions were
+ * seqs) is read as before. The write handle sees everything, and so does a READ or GET with flag 0x0010
+ * ({@code FLAG_UNCOMMITTED}: operators and tests inspecting one copy as it is). A queue never given a commit point (single-server clients,
+ * writers before this revision) is read as before: up to its last seq. COMMIT is answered like
+ * other mutations on a read handle ({@code READ_ONLY}) or a fenced one ({@code STALE_EPOCH}).
+ * Only what a PUT adds is held back: a DELETE or REPLACE beyond the commit point is visible at once.
  *
  * <h3>Queue flags</h3>
  * The {@code u8 queue flags} that end OPEN and STAT answers were added after the other fields, so

@@ -38,6 +38,7 @@ final class Answers {
     void resequence(Member m, long serverLast) {
         q.event(m.node + " answered SEQ_GAP at seq " + serverLast + " (we had sent up to " + m.sentSeq
                 + "): the suffix is sent again from " + (serverLast + 1));
+        q.commitPoint.renumbered(m, serverLast);
         List<Sent> again = new ArrayList<>(m.inflight);
         m.inflight.clear();
         for (int i = again.size() - 1; i >= 0; i--) {
@@ -103,11 +104,14 @@ final class Answers {
                 return;
             }
         }
+        if (op.purpose == ReplicaOp.Purpose.UNDO && eff == Status.NOT_FOUND) {
+            eff = Status.OK; // the failed PUT never reached this copy: nothing to undo there
+        }
         if (op.kind == NodeOp.CLEAR && r.isOk()) {
             m.damaged = false; // the server ends the DAMAGED mark at CLEAR: nothing left depends on lost records
         }
         switch (op.purpose) {
-            case CLIENT -> {
+            case CLIENT, UNDO -> {
                 if (op.kind.isMutation()) {
                     op.answers.put(m, r);
                     op.effective.put(m, eff);
@@ -390,7 +394,7 @@ final class Answers {
         if (op.purpose == ReplicaOp.Purpose.RECORD) {
             q.recordSettled(op);
         }
-        if (op.purpose == ReplicaOp.Purpose.CLIENT) {
+        if (op.purpose == ReplicaOp.Purpose.CLIENT || op.purpose == ReplicaOp.Purpose.UNDO) {
             if (op.kind.isMutation()) {
                 if (failWith != null && !op.done) {
                     op.done = true;

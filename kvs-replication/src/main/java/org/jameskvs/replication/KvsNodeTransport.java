@@ -191,8 +191,8 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
                 case REPLACE -> Opcode.REPLACE;
                 default -> Opcode.CLEAR;
             };
-            q.sequenced(r.queueSeq(), kind, r.op() == NodeOp.PUT_REPLACING, r.id(), r.priority(), r.notBefore(), r.state(),
-                    r.body()).thenAccept(a -> answer(ack(tok, a)));
+            q.sequenced(r.queueSeq(), r.committed(), kind, r.op() == NodeOp.PUT_REPLACING, r.id(), r.priority(),
+                    r.notBefore(), r.state(), r.body()).thenAccept(a -> answer(ack(tok, a)));
             return;
         }
         if (r.position() > 0 && (r.op() == NodeOp.PUT || r.op() == NodeOp.PUT_REPLACING)) {
@@ -207,6 +207,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
             case DELETE -> q.delete(r.id()).thenAccept(a -> answer(ack(tok, a)));
             case REPLACE -> q.replace(r.id(), r.priority(), r.notBefore(), r.state()).thenAccept(a -> answer(ack(tok, a)));
             case CLEAR -> q.clear().thenAccept(a -> answer(ack(tok, a)));
+            case COMMIT -> q.commit(r.fromPosition()).thenAccept(a -> answer(ack(tok, a)));
             case REBASE -> q.rebase(r.fromPosition(), r.readyBefore(), r.position()).thenAccept(a -> answer(ack(tok, a)));
             case GET -> q.get(r.id()).thenAccept((GetResult g) -> answer(new NodeResponse(tok, g.status(), g.txn(), 0,
                     g.reason(), 0, 0, g, null, null)));

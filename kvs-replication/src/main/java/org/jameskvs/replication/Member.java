@@ -76,6 +76,15 @@ final class Member {
      */
     boolean holding;
     final ArrayDeque<Sent> held = new ArrayDeque<>();
+    /**
+     * The commit point's queue ({@link CommitPoint}): sequenced mutations sent to this copy, in seq
+     * order, from the oldest not yet settled.
+     */
+    final ArrayDeque<Sent> unsettled = new ArrayDeque<>();
+    /** The commit point in this copy's seqs: every seq up to it is settled; -1 unknown. */
+    long committed = -1;
+    /** The highest commit point sent to this copy (with a mutation or a COMMIT); -1: none. */
+    long committedSent = -1;
 
     Member(String node, SyncState sync, NodePath path) {
         this.node = node;

@@ -203,6 +203,7 @@ final class MemberPaths {
         long pending = m.backlog.stream().mapToLong(x -> x.seq).max().orElse(0);
         m.seq = lastSeq;
         m.sentSeq = Math.max(lastSeq, pending);
+        m.unsettled.removeIf(x -> x.seq > m.sentSeq); // dropped sends: their seqs are given again (CommitPoint)
     }
 
     static long queuedMutations(Member m) {

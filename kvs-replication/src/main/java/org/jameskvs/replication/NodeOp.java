@@ -5,7 +5,9 @@ public enum NodeOp {
     OPEN_WRITE, OPEN_READ, PUT, /** PUT that atomically replaces a live message with the same id */ PUT_REPLACING,
     DELETE, REPLACE, CLEAR, GET, READ, STAT, PING,
     /** end of a rebuild: the target takes over the source's seq and digest (fromPosition = seq, readyBefore = digest) */
-    REBASE;
+    REBASE,
+    /** the writer's commit point, when no mutation carries it (fromPosition = the committed seq) */
+    COMMIT;
 
     public boolean isMutation() {
         return this == PUT || this == PUT_REPLACING || this == DELETE || this == REPLACE || this == CLEAR;

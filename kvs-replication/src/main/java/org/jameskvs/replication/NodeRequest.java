@@ -15,11 +15,22 @@ package org.jameskvs.replication;
  *                 mutation (sent with it, see the protocol's sequenced mutations); 0: none
  * @param position PUT, PUT_REPLACING: the position the message takes (a rebuild's copy of its
  *                 source's message; 0: the server's); REBASE: the source's next position (0: none)
+ * @param committed a sequenced mutation: the writer's commit point sent with it (flag 0x0008, see
+ *                 {@link CommitPoint}); -1: none
  */
 public record NodeRequest(long token, String node, NodePath path, String queue, NodeOp op,
                           byte[] id, int priority, long notBefore, byte[] state, byte[] body,
                           long fromPosition, int maxCount, int maxBytes, long readyBefore,
-                          long epoch, String owner, boolean viaReadHandle, long queueSeq, long position) {
+                          long epoch, String owner, boolean viaReadHandle, long queueSeq, long position,
+                          long committed) {
+
+    public NodeRequest(long token, String node, NodePath path, String queue, NodeOp op,
+                       byte[] id, int priority, long notBefore, byte[] state, byte[] body,
+                       long fromPosition, int maxCount, int maxBytes, long readyBefore,
+                       long epoch, String owner, boolean viaReadHandle, long queueSeq, long position) {
+        this(token, node, path, queue, op, id, priority, notBefore, state, body, fromPosition, maxCount, maxBytes,
+                readyBefore, epoch, owner, viaReadHandle, queueSeq, position, -1);
+    }
 
     public NodeRequest(long token, String node, NodePath path, String queue, NodeOp op,
                        byte[] id, int priority, long notBefore, byte[] state, byte[] body,
@@ -39,6 +50,12 @@ public record NodeRequest(long token, String node, NodePath path, String queue, 
 
     static NodeRequest ping(long token, String node, NodePath path) {
         return new NodeRequest(token, node, path, null, NodeOp.PING, null, 0, 0, null, null, 0, 0, 0, 0, 0, null, false);
+    }
+
+    /** COMMIT on the copy's write handle: the writer's commit point (see {@link CommitPoint}). */
+    static NodeRequest commit(long token, String node, NodePath path, String queue, long committed) {
+        return new NodeRequest(token, node, path, queue, NodeOp.COMMIT, null, 0, 0, null, null, committed, 0, 0, 0, 0,
+                null, false);
     }
 
     static NodeRequest open(long token, String node, NodePath path, String queue, boolean write, long epoch,

@@ -533,6 +533,7 @@ final class OpenProcedure {
         m.predictedTxn = p.fenceTxn;
         m.seq = p.lastSeq;
         m.sentSeq = p.lastSeq;
+        m.committed = p.lastSeq; // what the copies hold at open is taken as committed (see CommitPoint)
         m.hasRecord = p.record != null;
         m.damaged = p.damaged;
         return m;

@@ -65,7 +65,10 @@ import java.util.concurrent.CompletableFuture;
  * and end).
  * <h2>Commit point (the writer's reads)</h2>
  * READ and GET never show a message whose PUT is not acknowledged (in flight: READ stops before
- * it) or failed (left out for good): {@link UncommittedPuts}.
+ * it) or failed (left out for good): {@link UncommittedPuts}. A failed PUT that may be on a copy is
+ * undone there ({@link #undoFailedPuts}, a DELETE sent on the tick once the queue can write), so
+ * that a later writer does not find it either. The commit point also goes to the servers, for
+ * read-only readers: {@link CommitPoint}.
  */
 public final class QueueReplica {
     /** Status of a mutation refused because fewer than two copies can take it. */
@@ -121,6 +124,7 @@ public final class QueueReplica {
     final MemberPaths paths = new MemberPaths(this);
     final Timers timers = new Timers(this);
     final RecordAndRebuild records = new RecordAndRebuild(this);
+    final CommitPoint commitPoint = new CommitPoint(this);
 
     QueueReplica(ReplicationCore core, String name, String owner) {
         this.core = core;
@@ -178,6 +182,13 @@ public final class QueueReplica {
             readCopyChanges++; // a reclaim: the copies are found again, positions may refer to another one
         }
         readCopy = initial.get(0);
+        if (uncommitted.undosPending() > 0) {
+            // A reclaim: the copies hold failed PUTs still to undo, at seqs not known here. Their
+            // commit point is unknown until the undos are through (see CommitPoint.advance).
+            for (Member m : initial) {
+                m.committed = -1;
+            }
+        }
         lastRenewAt = core.clock.nanoTime();
         if (members.size() < 2) {
             records.startRebuildIfPossible(rebuildTarget);
@@ -256,7 +267,7 @@ public final class QueueReplica {
             return op.ack;
         }
         if (rebuild != null) {
-            rebuild.noteClientMutation(op);
+            rebuild.noteClientMutation(op); // an undo too: the copier must not bring the message back
         }
         uncommitted.track(op);
         dispatch(op, targets);
@@ -268,6 +279,35 @@ public final class QueueReplica {
             records.writeRecord();
         }
         return op.ack;
+    }
+
+    /** Undos sent per tick at most: a burst of failures is undone over a few ticks, not in one go. */
+    static final int UNDOS_PER_TICK = 64;
+
+    /**
+     * Undoes failed PUTs that may be on a copy (see {@link UncommittedPuts}, "Undo"): a DELETE of
+     * each, through the normal sequenced path to both write members, once the queue can write.
+     * Called by the tick (never from an answer's processing: an ack's callbacks send nothing).
+     */
+    void undoFailedPuts() {
+        if (phase != Phase.READY || opening != null || openRecordOp != null || writeMembers().size() < 2) {
+            return;
+        }
+        for (UncommittedPuts.Undo u : uncommitted.undosDue(UNDOS_PER_TICK)) {
+            ReplicaOp op = new ReplicaOp(NodeOp.DELETE, ReplicaOp.Purpose.UNDO, core.clock.nanoTime());
+            op.id = u.id();
+            event("undo of failed PUT " + Ids.show(u.id()) + ": DELETE sent to " + writeMembers());
+            mutate(op).whenComplete((a, e) -> {
+                boolean ok = a != null && a.isOk();
+                uncommitted.undone(u, ok);
+                event("undo of failed PUT " + Ids.show(u.id()) + (ok ? ": done on both copies" : ": " + (a == null ? e : a.status() + " " + a.reason()) + ", sent again later"));
+            });
+        }
+    }
+
+    /** For tests: failed PUTs not undone yet. */
+    int undosPending() {
+        return uncommitted.undosPending();
     }
 
     void readOp(ReplicaOp op) {
@@ -358,9 +398,14 @@ public final class QueueReplica {
         ReplicaOp op = s.op;
         NodeOp kind = op.kind;
         byte[] state = op.state;
+        long committed = -1;
         if (s.seq == 0 && isMutation(op) && op.rebuild == null && sequencing(m)) {
             // The copy's next seq; kept by the Sent, so a retry on the other path repeats it exactly.
             s.seq = ++m.sentSeq;
+            committed = commitPoint.sent(m, s);
+        } else if (s.seq > 0) {
+            commitPoint.advance(m);
+            committed = m.committed;
         }
         if (op.purpose == ReplicaOp.Purpose.RECORD) {
             // Sequenced: one replacing PUT whether or not the copy holds the record, so that the
@@ -378,7 +423,8 @@ public final class QueueReplica {
         NodeRequest r = new NodeRequest(core.nextToken(), m.node, m.path, name, kind, op.id, op.priority,
                 op.notBefore, state, kind == NodeOp.PUT || kind == NodeOp.PUT_REPLACING
                         ? (op.body == null ? new byte[0] : op.body) : op.body,
-                op.fromPosition, op.maxCount, op.maxBytes, op.readyBefore, 0, null, false, s.seq, position);
+                op.fromPosition, op.maxCount, op.maxBytes, op.readyBefore, 0, null, false, s.seq, position,
+                s.seq > 0 ? committed : -1);
         s.token = r.token();
         s.sentAt = core.clock.nanoTime();
         m.inflight.add(s);

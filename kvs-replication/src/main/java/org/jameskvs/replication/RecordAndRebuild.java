@@ -103,6 +103,7 @@ final class RecordAndRebuild {
             // From here the target's mutations carry seqs, continuing from the source's at the marker.
             r.target.seq = rebase.fromPosition;
             r.target.sentSeq = rebase.fromPosition;
+            q.commitPoint.rebased(r.target, r.source, rebase.fromPosition);
         }
         q.paths.releaseHeld(r.target);
         for (ReplicaOp op : r.deferred) {

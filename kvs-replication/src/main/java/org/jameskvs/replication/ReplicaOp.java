@@ -29,7 +29,12 @@ final class ReplicaOp {
         /** one message copied to the rebuild target */
         COPY,
         /** the rebuild target takes over the source's seq and digest (read at the last marker) */
-        REBASE
+        REBASE,
+        /**
+         * DELETE undoing a client PUT that failed and may have been applied on a copy (see
+         * {@link UncommittedPuts}): a sequenced mutation like a client one, NOT_FOUND counting as done
+         */
+        UNDO
     }
 
     final NodeOp kind;

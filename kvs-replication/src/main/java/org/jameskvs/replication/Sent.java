@@ -30,5 +30,8 @@ final class Sent implements Consumer<NodeResponse> {
     @Override
     public void accept(NodeResponse r) {
         replica.answers.onAnswer(member, this, r);
+        if (seq > 0) {
+            replica.commitPoint.afterAnswer(); // may send a COMMIT: after the answer's processing
+        }
     }
 }

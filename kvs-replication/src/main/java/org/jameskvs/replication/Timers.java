@@ -58,6 +58,8 @@ final class Timers {
         if (!q.parked.isEmpty()) {
             failParked(false, now, "tick");
         }
+        q.undoFailedPuts();
+        q.commitPoint.tick();
         if (q.phase == Phase.READY && now - q.lastRenewAt >= q.core.config.leaseRenew().toNanos()) {
             q.lastRenewAt = now;
             q.renewals++;

@@ -6,7 +6,7 @@
  * <ul>
  * <li><b>The state machine</b> ({@link org.jameskvs.replication.ReplicationCore},
  * {@link org.jameskvs.replication.QueueReplica} with its parts {@code Answers}, {@code MemberPaths},
- * {@code Timers} and {@code RecordAndRebuild}, {@code OpenProcedure}, {@code Rebuild},
+ * {@code Timers}, {@code RecordAndRebuild} and {@code CommitPoint}, {@code OpenProcedure}, {@code Rebuild},
  * {@link org.jameskvs.replication.ReadOnlyReplica} for read-only readers): pure and
  * deterministic, single-threaded, driven by client calls, node answers and clock ticks; time and
  * network are injected ({@link org.jameskvs.replication.Clock},
@@ -43,7 +43,8 @@
  * a named method of {@code QueueReplica} or of one of its parts, which keep no state of their own
  * (the replica holds it): {@code Answers} (node answers, the calls' outcomes), {@code MemberPaths}
  * (members' paths and liveness), {@code Timers} (tick, parked mutations), {@code RecordAndRebuild} (the
- * record, a rebuild's start and end); nothing else changes these fields.
+ * record, a rebuild's start and end), {@code CommitPoint} (the commit point sent to the servers);
+ * nothing else changes these fields.
  * <table class="striped">
  * <caption>Queue phase</caption>
  * <tr><th>phase</th><th>event</th><th>next</th><th>action</th></tr>
@@ -98,9 +99,46 @@
  * <tr><td>REBUILDING</td><td>its source isolated or lost</td><td>NG (isolated)</td><td>the rebuild is
  * aborted</td></tr>
  * </table>
+ * <table class="striped">
+ * <caption>A client PUT's id in the writer's commit point ({@code UncommittedPuts})</caption>
+ * <tr><th>state</th><th>event</th><th>next</th><th>action</th></tr>
+ * <tr><td>-</td><td>client PUT sent ({@code QueueReplica.mutate})</td><td>in flight</td><td>READ stops
+ * before it, GET answers NOT_FOUND</td></tr>
+ * <tr><td>in flight</td><td>acknowledged; or refused by both copies</td><td>-</td><td>shown (a refusal
+ * shows whatever another PUT left)</td></tr>
+ * <tr><td>in flight</td><td>failed otherwise (not replicated, outcome unknown, copies disagree)</td>
+ * <td>failed</td><td>left out of READ and GET; a plain PUT no copy refused as a duplicate is to be
+ * undone</td></tr>
+ * <tr><td>failed, to undo</td><td>a tick with two write members and no client PUT of the id in
+ * flight ({@code QueueReplica.undoFailedPuts})</td><td>undoing</td><td>DELETE of the id, purpose
+ * {@code UNDO}: sequenced like a client mutation, to both write members (a rebuild notes it like a
+ * client DELETE); NOT_FOUND counts as OK</td></tr>
+ * <tr><td>undoing</td><td>the DELETE acknowledged by both copies, no later failure of the id
+ * ({@code UncommittedPuts.undone})</td><td>-</td><td>the failed PUT is on no copy: nothing to hide</td></tr>
+ * <tr><td>undoing</td><td>the DELETE failed</td><td>failed, to undo</td><td>sent again on a later tick</td></tr>
+ * <tr><td>failed</td><td>a later client PUT of the id acknowledged, or answered DUPLICATE_ID by both
+ * copies (the failed one is on both and its caller counts it stored); a client DELETE or CLEAR
+ * acknowledged</td><td>-</td><td>no undo: an acknowledged PUT is never undone</td></tr>
+ * </table>
+ * <table class="striped">
+ * <caption>A copy's commit point ({@code CommitPoint}: {@code Member.committed}, its seqs)</caption>
+ * <tr><th>state</th><th>event</th><th>next</th><th>action</th></tr>
+ * <tr><td>-</td><td>the open found the copy ({@code OpenProcedure})</td><td>its last seq</td><td>what
+ * the copies hold is taken as committed</td></tr>
+ * <tr><td>c</td><td>a sequenced mutation gets its seq on the copy ({@code CommitPoint.sent})</td>
+ * <td>c, or higher</td><td>queued; c moves past every settled mutation at the head (its call has its
+ * outcome; a failed PUT to undo holds it until the undo is acknowledged; records never hold it);
+ * sent with the mutation (flag 0x0008)</td></tr>
+ * <tr><td>c, above what was sent</td><td>tick ({@code CommitPoint.tick})</td><td>same</td><td>COMMIT
+ * on the copy's write handle</td></tr>
+ * <tr><td>c</td><td>SEQ_GAP, or a reopen giving seqs again ({@code CommitPoint.renumbered})</td>
+ * <td>same</td><td>mutations above the copy's seq leave its queue (sent again, queued again)</td></tr>
+ * <tr><td>(rebuild target)</td><td>REBASE ({@code CommitPoint.rebased})</td><td>the source's, at most
+ * the base seq</td><td>the source's unsettled mutations up to the base are queued for it too</td></tr>
+ * </table>
  * Timers ({@code Timers.tick}, every {@code tickMillis}): request and OPEN timeouts (above), parked mutations
  * failing when no rebuild progresses for 5 request timeouts, the lease renewal (a record write every
- * {@code leaseRenew}).
+ * {@code leaseRenew}), the undo of failed PUTs, the COMMIT of an idle queue's commit point.
  *
  * <h2>Guarantees</h2>
  * <ul>
@@ -134,7 +172,16 @@
  * READ and GET through the writer never show a message whose PUT is not acknowledged on two copies
  * (READ stops before it and resumes there) or whose PUT failed (left out, also after a rebuild
  * copied it to a second copy): a mail whose intake PUT failed is not delivered by this writer
- * ({@code UncommittedPuts}, {@code UncommittedPutHiddenTest}).</li>
+ * ({@code UncommittedPuts}, {@code UncommittedPutHiddenTest}). Such a PUT is then undone on the
+ * copies (a DELETE once the queue can write again), so that a later writer (reopened, restarted,
+ * taking over) does not deliver it either ({@code UndoFailedPutTest}).</li>
+ * <li><b>Read-only readers stop at the commit point too</b>: the writer sends each copy its commit
+ * point (the highest seq up to which every mutation sent to it is settled, a failed PUT holding it
+ * until undone) with its sequenced mutations and, when idle, in a COMMIT on the next tick; the
+ * server keeps it (journaled) and READ and GET on read handles show no message above it. So a
+ * reader of one copy (a {@code ReadOnlyReplica}, the OR-set log readers, browse) never sees a PUT
+ * that is on that copy only, and sees an acknowledged one at most a tick after its ack
+ * ({@code CommitPointReaderTest}).</li>
  * <li>A copy its server flags DAMAGED (journal records lost at recovery, see the queue flags in
  * kvs-protocol) is never taken as in sync, whatever its transaction number: at open, takeover or a
  * member's reopen it is NG and rebuilt from the intact copy (the rebuild's CLEAR ends the mark).
@@ -191,11 +238,15 @@
  * positions were counted by PUTs before (journal record layout 2 and older) keeps numbering from its
  * next position until a rebuild gives it its source's. A rebuild target must run this server
  * revision (positioned PUTs).</li>
- * <li>The commit point is the writer's own (in memory): read-only readers (browse of another
- * writer's queue, repository listings on other nodes) do not know it, and a new writer (reclaim,
- * takeover, restart) does not know which PUTs failed before: a PUT that failed on one copy and was
- * then copied by a rebuild is visible to them. (Left: the commit point carried with the writes to
- * the servers, which READ would apply.)</li>
+ * <li>A failed PUT is undone on the copies only by the writer that saw it fail, once the queue can
+ * write: a writer that stops first (closed, fenced, crashed, its process restarted) leaves it on the
+ * copies that took it; the next writer's open takes what the copies hold as committed, so then it
+ * and read-only readers read it. The commit point holds back what PUTs add, not what DELETE and
+ * REPLACE change (a reader may see a message go, or its new state, before both copies have it).
+ * A queue whose positions were counted by PUTs (journal record layout 2 and older), positions
+ * above its seqs, is read without the commit point until a rebuild gives it its source's positions.
+ * Servers must run this revision before writers send the commit point (an older server does not
+ * know flag 0x0008).</li>
  * <li>Read-only opens ({@code OpenOptions.reader()}, for readers of other writers' queues) take no
  * part in fencing and read ONE in-sync copy named by the newest replication record, never "the first
  * node that has the queue" (fencing leaves an empty queue on the node that is not a copy). The copy

@@ -34,13 +34,14 @@ public final class NodeWireCodec {
         byte[] body = r.body() == null ? EMPTY : r.body();
         if (r.queueSeq() > 0 && r.op().isMutation()) {
             long qs = r.queueSeq();
+            long c = r.committed();
             switch (r.op()) {
                 case PUT, PUT_REPLACING -> Requests.putSequenced(out, seq, handle,
-                        r.op() == NodeOp.PUT_REPLACING ? RequestDescriptor.FLAG_REPLACE_EXISTING : 0, qs, r.id(),
+                        r.op() == NodeOp.PUT_REPLACING ? RequestDescriptor.FLAG_REPLACE_EXISTING : 0, qs, c, r.id(),
                         r.priority(), r.notBefore(), st, body);
-                case DELETE -> Requests.deleteSequenced(out, seq, handle, qs, r.id());
-                case REPLACE -> Requests.replaceSequenced(out, seq, handle, qs, r.id(), r.priority(), r.notBefore(), st);
-                default -> Requests.clearSequenced(out, seq, handle, qs);
+                case DELETE -> Requests.deleteSequenced(out, seq, handle, qs, c, r.id());
+                case REPLACE -> Requests.replaceSequenced(out, seq, handle, qs, c, r.id(), r.priority(), r.notBefore(), st);
+                default -> Requests.clearSequenced(out, seq, handle, qs, c);
             }
             return;
         }
@@ -64,6 +65,7 @@ public final class NodeWireCodec {
             case REPLACE -> Requests.replace(out, seq, handle, r.id(), r.priority(), r.notBefore(), st);
             case CLEAR -> Requests.empty(out, Opcode.CLEAR, seq, handle);
             case REBASE -> Requests.rebase(out, seq, handle, r.fromPosition(), r.readyBefore(), r.position());
+            case COMMIT -> Requests.commit(out, seq, handle, r.fromPosition());
             case GET -> Requests.get(out, seq, handle, r.id());
             case READ -> Requests.read(out, seq, handle, r.fromPosition(), r.maxCount(), r.maxBytes(), r.readyBefore());
             case STAT -> Requests.empty(out, Opcode.STAT, seq, handle);

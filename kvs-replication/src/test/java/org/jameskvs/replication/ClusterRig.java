@@ -150,7 +150,8 @@ abstract class ClusterRig implements AutoCloseable {
 
     /**
      * The ids of one node's copy of a queue with their positions, in position order (the
-     * replication's own record left out), read block-wise with a plain client straight from the server.
+     * replication's own record left out), read block-wise with a plain client straight from the server,
+     * whatever the queue's commit point (flag 0x0010).
      */
     static java.util.LinkedHashMap<String, Long> positionsOnCopy(int port, String node, String queue) {
         java.util.LinkedHashMap<String, Long> ids = new java.util.LinkedHashMap<>();
@@ -159,7 +160,7 @@ abstract class ClusterRig implements AutoCloseable {
             KvsQueue q = c.open(queue, OpenOptions.reader()).join().orThrow();
             long from = 0;
             while (true) {
-                ReadResult rr = q.read(from, 1000, 8 << 20, 0).join();
+                ReadResult rr = q.readUncommitted(from, 1000, 8 << 20, 0).join(); // the copy as it is
                 if (!rr.isOk()) {
                     throw new AssertionError("READ of " + queue + " on " + node + ": " + rr.status() + " " + rr.reason());
                 }

@@ -302,6 +302,16 @@ final class SimServer implements SimNode {
                 q.applied(5, null, 0, 0, null, null);
                 return NodeResponse.of(tok, Status.OK, q.txn, 0, null);
             }
+            case COMMIT -> {
+                // The commit point only limits read handles, which the model has no reader for.
+                if (!h.write) {
+                    return err(tok, Status.READ_ONLY, q);
+                }
+                if (h.epoch < q.epoch) {
+                    return err(tok, Status.STALE_EPOCH, q);
+                }
+                return NodeResponse.of(tok, Status.OK, q.txn, 0, null);
+            }
             case REBASE -> {
                 if (!h.write) {
                     return err(tok, Status.READ_ONLY, q);

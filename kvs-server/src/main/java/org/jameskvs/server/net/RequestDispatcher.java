@@ -6,6 +6,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.collection.IntObjectHashMap;
 import org.jameskvs.protocol.AuthCodec;
+import org.jameskvs.protocol.CommitCodec;
 import org.jameskvs.protocol.DeleteCodec;
 import org.jameskvs.protocol.ErrorResponse;
 import org.jameskvs.protocol.Frames;
@@ -29,6 +30,7 @@ import org.jameskvs.protocol.Status;
 import org.jameskvs.server.metrics.BlockTally;
 import org.jameskvs.server.storage.MutationOutcome;
 import org.jameskvs.server.storage.QueueState;
+import org.jameskvs.server.storage.QueueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -244,6 +246,10 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                         return Status.STALE_EPOCH;
                     }
                 }
+                if ((flags & RequestDescriptor.FLAG_COMMITTED) != 0
+                        && ((flags & RequestDescriptor.FLAG_SEQUENCED) == 0 || !SequencedPrefix.isSequenceable(op))) {
+                    throw new MalformedPayloadException("flag 0x0008 (committed seq) needs a sequenced mutation");
+                }
                 if ((flags & RequestDescriptor.FLAG_SEQUENCED) != 0 && SequencedPrefix.isSequenceable(op)) {
                     return applySequenced(ctx.channel(), op, seq, handleId, flags, h, in, out);
                 }
@@ -265,7 +271,9 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     private Status applySequenced(Channel ch, Opcode op, long seq, int handleId, int flags, QueueHandle h, ByteBuf in,
                                   ByteBuf out) {
         QueueState q = h.queue();
-        long queueSeq = prefix.wrap(in, flags).queueSeq();
+        SequencedPrefix p = prefix.wrap(in, flags);
+        long queueSeq = p.queueSeq();
+        declareCommitted(q, p.committedSeq());
         long last = q.lastSeq();
         if (queueSeq <= last) {
             MutationOutcome o = server.store.outcome(q, queueSeq);
@@ -301,6 +309,23 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             return skipped == Status.OK ? s : skipped;
         }
         return s; // the store failed (disk full, ...): the seq is not taken
+    }
+
+    /**
+     * Flag 0x0008: the writer's commit point, read with the queue seq ({@link SequencedPrefix}; see the
+     * protocol's package doc), kept before the mutation is applied (it is below the mutation's seq). A journal failure
+     * leaves the commit point lower, which only shows readers less: the mutation goes on.
+     */
+    private void declareCommitted(QueueState q, long committed) {
+        if (committed >= 0) {
+            server.store.commitPoint(q, committed);
+        }
+    }
+
+    /** The highest position READ and GET through this handle show: read handles stop at the commit point. */
+    private static long visibleLimit(QueueHandle h, int flags) {
+        return h.mode() == OpenMode.READ && (flags & RequestDescriptor.FLAG_UNCOMMITTED) == 0
+                ? QueueStore.visibleLimit(h.queue()) : Long.MAX_VALUE;
     }
 
     /** Set by a request that answers an error with other than the current txn (a repeat's stored one); reset per request. */
@@ -342,7 +367,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             case GET -> {
                 byte[] id = GetCodec.readRequest(in);
                 int start = GetCodec.beginOk(out, seq, q.txn());
-                Status s = server.store.get(q, id, out);
+                Status s = server.store.get(q, id, out, visibleLimit(h, flags));
                 if (s == Status.OK) {
                     Frames.finishFrame(out, start);
                 }
@@ -351,7 +376,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             case READ -> {
                 ReadCodec r = readRequest.wrap(in);
                 int start = ReadCodec.beginOk(out, seq, q.txn());
-                Status s = server.store.read(q, r.fromPosition(), r.maxCount(), r.maxBytes(), r.readyBefore(), out);
+                Status s = server.store.read(q, r.fromPosition(), r.maxCount(), r.maxBytes(), r.readyBefore(), out,
+                        visibleLimit(h, flags));
                 if (s == Status.OK) {
                     Frames.finishFrame(out, start);
                 }
@@ -368,6 +394,9 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             }
             case CLEAR -> {
                 return okIfOk(server.store.clear(q), op, seq, q, out);
+            }
+            case COMMIT -> {
+                return okIfOk(server.store.commitPoint(q, CommitCodec.readRequest(in)), op, seq, q, out);
             }
             case DROP -> {
                 Status s = server.store.drop(q);

@@ -68,6 +68,9 @@ final class Compactor {
                 long loc = records.create(q);
                 queues.created(q.id, q.name, q.maxMessages, q.maxBytes, q.nextPosition, q.epoch, q.owner, q.txn, loc);
             }
+            if (q.commitLocation != 0 && journal.file(q.commitLocation) == f) {
+                queues.committed(q, q.committed, records.committed(q.id, q.txn, q.committed));
+            }
             QueueIndex ix = q.index;
             for (int s = ix.head(); s < ix.tail(); s++) {
                 if (!ix.isLive(s)) {

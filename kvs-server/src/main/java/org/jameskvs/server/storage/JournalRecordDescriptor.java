@@ -69,6 +69,10 @@ import org.jameskvs.protocol.MessageRecordDescriptor;
  * <h2>SKIP</h2> 20 i64 seq, 28 u8 type of the refused mutation, 29 u16 status: a sequenced
  * mutation the store refused (NOT_FOUND, DUPLICATE_ID, ...) still takes its seq, so the copies'
  * sequences stay in step; the refusal is folded into the digest (txn unchanged).
+ * <h2>COMMIT</h2> 20 i64 committed seq: the queue's commit point as its writer declared it (flag
+ * 0x0008 or the COMMIT request), written when it rises (txn unchanged: not a mutation). The latest
+ * one pins its file like a CREATE; compaction writes it again before deleting the file. A journal
+ * without it (every earlier one) leaves the queue without a commit point: readers see everything.
  * The damage tail keeps a queue marked damaged across restarts once the damaged journal file itself
  * is gone (compaction deletes it); a reader that stops after the owner ignores it.
  * A VOID type is never written; an unknown type is treated like a bad checksum.
@@ -115,6 +119,9 @@ final class JournalRecordDescriptor {
     static final byte TYPE_COPY = 8;
     static final byte TYPE_REBASE = 9;
     static final byte TYPE_SKIP = 10;
+    /** The writer's commit point (see {@link QueueStore#commitPoint}): 20 i64 committed seq; txn unchanged. */
+    static final byte TYPE_COMMIT = 11;
+    static final int COMMIT_SEQ = 20;
     static final int SKIP_SEQ = 20;
     static final int SKIP_OP = 28;
     static final int SKIP_STATUS = 29;
@@ -142,6 +149,7 @@ final class JournalRecordDescriptor {
             case TYPE_COPY -> "COPY";
             case TYPE_REBASE -> "REBASE";
             case TYPE_SKIP -> "SKIP";
+            case TYPE_COMMIT -> "COMMIT";
             default -> "UNKNOWN(" + type + ")";
         };
     }

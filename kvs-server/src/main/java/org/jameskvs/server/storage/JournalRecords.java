@@ -90,6 +90,12 @@ final class JournalRecords {
         return journal.append(h, null, null, null);
     }
 
+    long committed(int qid, long txn, long committed) throws JournalException {
+        ByteBuf h = journal.begin(TYPE_COMMIT, qid, txn);
+        h.writeLong(committed);
+        return journal.append(h, null, null, null);
+    }
+
     long owner(int qid, long txn, long epoch, String owner) throws JournalException {
         ByteBuf h = journal.begin(TYPE_OWNER, qid, txn);
         h.writeLong(epoch);

@@ -20,6 +20,15 @@ public interface QueueState {
     /** Rolling digest over every data mutation applied, in order (see {@link QueueDigest}). */
     long digest();
 
+    /**
+     * The commit point its writer declared (the highest seq held by both copies of the queue, at most
+     * {@link #lastSeq()}), or -1 when none was: READ and GET on a read handle show no message whose
+     * position is above it (see {@link QueueStore#visibleLimit}).
+     */
+    default long committed() {
+        return -1;
+    }
+
     long size();
 
     /**

@@ -113,8 +113,21 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  * queue numbered by PUTs before), or the position the writer gives (a rebuild's copy, below the
  * tail too: {@link QueueIndex} then restores its order at the next read); REBASE may carry the
  * source's next position. The positions are in the PUT and REBASE records, so replay restores them.
+ * <p><b>Commit point.</b> A queue's writer may declare its commit point ({@link #commitPoint}: the
+ * highest seq it knows held by both copies); READ and GET on read handles then show no user message
+ * whose position (its PUT's seq) is above it ({@link #visibleLimit}). It only rises, never above
+ * the queue's last seq (a REBASE lowers it to the new seq if needed), and each rise is a COMMIT
+ * record in the same block as the request that carried it, so what survives a crash is a value the
+ * writer did declare, at most the last one: a restart never shows more than before it (it may show
+ * less until the writer's next declaration). A block holding only COMMIT records is no reason to
+ * fsync ({@code BATCH}): after a power cut the commit point may be an earlier one, which is safe
+ * (less is shown), never a later one. A queue whose positions run ahead of its seqs (numbered by
+ * PUTs before) is read without it. The latest COMMIT record pins its file and compaction
+ * writes it again, so compaction never loses it; a queue with none (never declared, or a journal
+ * written before this record existed) shows everything, as before.
  * <p><b>Journal format</b>: version 2 (blocks) of records of layout version 3 (CREATE carries the
- * queue's seq and digest; the REBASE record, with the next position). Records of layout 2 (REBASE
+ * queue's seq and digest; the REBASE record, with the next position; the COMMIT record type, which
+ * older servers do not know: a journal holding one is not for them). Records of layout 2 (REBASE
  * without the next position) are read as they are. A journal written by version 1 (one record per
  * document) is read as one-record blocks, records of layout 1 as before (a queue without a stated
  * seq starts its digest at its oldest record replayed, so copies upgraded from it compare
@@ -546,6 +559,51 @@ public final class QueueStore implements AutoCloseable {
         }
     }
 
+    /**
+     * The writer's commit point (flag 0x0008 of a sequenced mutation, or COMMIT): the highest seq
+     * it knows held by both copies of the queue. Kept monotonic and at most the queue's last seq;
+     * journaled (a COMMIT record) when it rises, so a restart never shows more than was declared
+     * (see "Commit point" in the class doc). Not a mutation: the transaction number does not move.
+     *
+     * @return OK, or the journal's failure (then the commit point stays where it was)
+     */
+    public Status commitPoint(QueueState q, long committed) {
+        StoredQueue sq = live(q);
+        if (sq == null) {
+            return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
+        }
+        if (committed < 0) {
+            return fail(Status.BAD_REQUEST, "committed seq must be >= 0");
+        }
+        long c = Math.min(committed, sq.seq);
+        if (c <= sq.committed && sq.committed >= 0) {
+            return Status.OK;
+        }
+        try {
+            // Not a reason to fsync (BATCH): a COMMIT record lost to a power cut only shows readers less.
+            queues.committed(sq, c, records.committed(sq.id, sq.txn, c));
+            return Status.OK;
+        } catch (JournalException e) {
+            return fail(e.status, e.getMessage());
+        } catch (RuntimeException e) {
+            return unexpected("commitPoint", e);
+        }
+    }
+
+    /**
+     * The highest position READ and GET on a read handle may show: the queue's commit point, or
+     * everything when its writer never declared one (single-server clients) or when its positions
+     * are not its seqs (a queue numbered by PUTs before, whose next position is above its last seq + 1).
+     * A PUT's position is its seq, so a message above it is one whose PUT its writer does not know on
+     * both copies.
+     */
+    public static long visibleLimit(QueueState q) {
+        long c = q.committed();
+        // A queue whose positions run ahead of its seqs (numbered by PUTs before positions were seqs)
+        // cannot compare a position with a seq: read as before, up to its last seq.
+        return c < 0 || q.nextPosition() > q.lastSeq() + 1 ? Long.MAX_VALUE : c;
+    }
+
     /** Records a new owner and epoch (journaled, counts as a mutation). */
     public Status setOwner(QueueState q, long epoch, String owner) {
         StoredQueue sq = live(q);
@@ -568,6 +626,14 @@ public final class QueueStore implements AutoCloseable {
 
     /** GET: writes one message record ({@link org.jameskvs.protocol.MessageRecordDescriptor}); returns NOT_FOUND (writing nothing) when no live message has the id. */
     public Status get(QueueState q, byte[] id, ByteBuf out) {
+        return get(q, id, out, Long.MAX_VALUE);
+    }
+
+    /**
+     * GET showing no user message above {@code maxPosition} (a read handle: {@link #visibleLimit});
+     * the replication's system records (ids starting with a zero byte) are always shown.
+     */
+    public Status get(QueueState q, byte[] id, ByteBuf out, long maxPosition) {
         StoredQueue sq = live(q);
         if (sq == null) {
             return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
@@ -577,6 +643,9 @@ public final class QueueStore implements AutoCloseable {
             int slot = find(sq, id);
             if (slot < 0) {
                 return fail(Status.NOT_FOUND, "no live message with this id");
+            }
+            if (sq.index.position(slot) > maxPosition && !org.jameskvs.protocol.ReservedIds.isReserved(id)) {
+                return fail(Status.NOT_FOUND, "its PUT is beyond the queue's commit point");
             }
             records.writeMessage(sq.index, slot, out);
             return Status.OK;
@@ -595,6 +664,17 @@ public final class QueueStore implements AutoCloseable {
      * message returned when a limit stopped the read, else the queue's next position.
      */
     public Status read(QueueState q, long fromPosition, int maxCount, int maxBytes, long readyBefore, ByteBuf out) {
+        return read(q, fromPosition, maxCount, maxBytes, readyBefore, out, Long.MAX_VALUE);
+    }
+
+    /**
+     * READ stopping before the first user message above {@code maxPosition} (a read handle:
+     * {@link #visibleLimit}): {@code nextPosition} is then its position, so the reader reads it once
+     * it is committed. The replication's system records (ids starting with a zero byte) are not held
+     * back.
+     */
+    public Status read(QueueState q, long fromPosition, int maxCount, int maxBytes, long readyBefore, ByteBuf out,
+                       long maxPosition) {
         StoredQueue sq = live(q);
         if (sq == null) {
             return fail(Status.NO_SUCH_QUEUE, "queue was dropped");
@@ -617,7 +697,14 @@ public final class QueueStore implements AutoCloseable {
                     next = ix.position(s);
                     break;
                 }
+                int at = out.writerIndex();
                 records.writeMessage(ix, s, out);
+                if (ix.position(s) > maxPosition
+                        && out.getByte(at + org.jameskvs.protocol.MessageRecordDescriptor.ID_OFFSET) != 0) { // not reserved (ReservedIds)
+                    out.writerIndex(at); // a user message beyond the commit point: the read stops before it
+                    next = ix.position(s);
+                    break;
+                }
                 count++;
                 bodies += bodyLen;
             }

@@ -176,8 +176,17 @@ final class Queues {
         q.damageJournaled = QueueDamage.NONE;
     }
 
+    /** COMMIT: the writer's commit point rose to {@code committed} (its record at {@code location}). */
+    void committed(StoredQueue q, long committed, long location) {
+        q.committed = Math.max(q.committed, committed);
+        journal.unref(q.commitLocation, 0);
+        q.commitLocation = location;
+        journal.ref(location, 0);
+    }
+
     /** REBASE: this copy was rebuilt from another one and takes over that one's sequence and digest. */
     void rebased(StoredQueue q, long seq, long digest) {
+        q.committed = Math.min(q.committed, seq); // never above the copy's last seq
         q.seq = seq;
         q.digest = digest;
         q.seqKnown = true;
@@ -206,6 +215,8 @@ final class Queues {
         q.index.clear();
         journal.unref(q.metaLocation, 0);
         q.metaLocation = 0;
+        journal.unref(q.commitLocation, 0);
+        q.commitLocation = 0;
         q.dropped = true;
         byId.remove(q.id);
         byName.remove(q.name, q);

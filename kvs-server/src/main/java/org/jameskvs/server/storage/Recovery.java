@@ -414,7 +414,7 @@ final class Recovery {
                 }
                 return null;
             }
-            if (type < TYPE_CREATE || type > TYPE_SKIP) {
+            if (type < TYPE_CREATE || type > TYPE_COMMIT) {
                 return "unknown record type " + type;
             }
             StoredQueue q = queues.byId(qid);
@@ -502,6 +502,7 @@ final class Recovery {
                         queues.positionsRebased(q, bb.getLong(REBASE_NEXT_POSITION));
                     }
                 }
+                case TYPE_COMMIT -> queues.committed(q, bb.getLong(COMMIT_SEQ), location);
                 case TYPE_DROP -> queues.dropped(q);
                 case TYPE_OWNER -> {
                     bb.position(OWNER_NAME);

@@ -94,7 +94,8 @@ final class ReplayContinuity {
     boolean badRecord(Queues queues, byte type, int queueId, long txn, Supplier<String> where) {
         StoredQueue q = queues.byId(queueId);
         boolean fits = q != null && q.txnKnown && (isMutation(type) ? txn == q.txn + 1
-                : (type == TYPE_COPY || type == TYPE_CREATE || type == TYPE_DROP || type == TYPE_REBASE || type == TYPE_SKIP)
+                : (type == TYPE_COPY || type == TYPE_CREATE || type == TYPE_DROP || type == TYPE_REBASE || type == TYPE_SKIP
+                        || type == TYPE_COMMIT)
                 && txn == q.txn);
         if (!fits) {
             return false;

@@ -24,6 +24,10 @@ final class StoredQueue implements QueueState {
     /** Location of the latest CREATE (checkpoint) record; it pins its journal file. */
     long metaLocation;
     boolean dropped;
+    /** The writer's commit point ({@link QueueStore#commitPoint}); -1: never declared (readers see everything). */
+    long committed = -1;
+    /** Location of the latest COMMIT record (0: none); it pins its journal file. */
+    long commitLocation;
     /** Transactions whose effect may be missing from this queue; {@link QueueDamage#NONE} when intact. */
     QueueDamage damage = QueueDamage.NONE;
     /** Replay only: the part of {@link #damage} that a CREATE record in the journal already states. */
@@ -51,6 +55,11 @@ final class StoredQueue implements QueueState {
     @Override
     public long lastSeq() {
         return seq;
+    }
+
+    @Override
+    public long committed() {
+        return committed;
     }
 
     @Override

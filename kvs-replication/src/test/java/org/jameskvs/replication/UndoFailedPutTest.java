@@ -1,0 +1,144 @@
+package org.jameskvs.replication;
+
+import org.jameskvs.client.Ack;
+import org.jameskvs.client.KvsQueue;
+import org.jameskvs.client.OpenOptions;
+import org.jameskvs.client.OpenResult;
+import org.jameskvs.protocol.Status;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 10 item 3, the undo of failed PUTs, on real servers: a PUT that reached one copy only (the
+ * other node frozen, no third node to rebuild on, so the put fails as "outcome unknown": on the
+ * intake queue a 4xx and a retry) is deleted from the copies by the writer once the queue can write
+ * again (the frozen node back and rebuilt), so that neither the same writer reopened at a higher
+ * epoch nor a restarted writer (a new adapter, knowing nothing of the failure) ever reads it, and
+ * no acknowledged PUT is touched.
+ */
+class UndoFailedPutTest extends ClusterRigTest<ProxiedCluster> {
+    private static final String Q = "spool.undo";
+
+    @Test
+    void aPutOnOneCopyOnlyIsUndoneOnBothCopiesAndNoLaterWriterReadsIt() throws Exception {
+        cluster = new ProxiedCluster(dir, 2, c -> c
+                .withTimings(Duration.ofMillis(200), Duration.ofMillis(800), Duration.ofMillis(1000))
+                .withLease(Duration.ofMinutes(10), Duration.ofMinutes(20))
+                .withPlacement(ReplicationConfig.PlacementRule.SPREAD, Map.of(Q, List.of("kvs1", "kvs2"))));
+        KvsQueue q = cluster.openWriter(Q, "james-a");
+        List<String> acked = new ArrayList<>();
+        putAcked(q, "before-", 5, acked);
+
+        int mark = cluster.events.size();
+        freezeNode("kvs2", true);
+        CompletableFuture<Ack> lost = put(q, "lost");
+        awaitOnCopy("kvs1", "lost");
+        Ack failed = lost.get(60, TimeUnit.SECONDS);
+        assertThat(failed.isOk()).as("the put with one copy and no node to rebuild on: %s", failed).isFalse();
+        assertThat(cluster.readCopy("kvs1", Q)).as("the failed PUT stays on kvs1 while the queue cannot write")
+                .contains("lost");
+        assertThat(committedView("kvs1")).as("a read handle on kvs1: held back by the commit point").doesNotContain("lost")
+                .containsExactlyElementsOf(acked);
+
+        freezeNode("kvs2", false);
+        cluster.awaitEvent(mark, e -> e.contains("undo of failed PUT lost: done on both copies"), Duration.ofSeconds(60),
+                "the undo of the failed PUT acknowledged");
+        cluster.awaitTwoSyncCopies(Q, Duration.ofSeconds(60));
+        putAcked(q, "after-", 5, acked);
+        for (String node : List.of("kvs1", "kvs2")) {
+            assertThat(cluster.readCopy(node, Q)).as("copy on %s: the failed PUT undone, every acknowledged one kept", node)
+                    .containsExactlyElementsOf(acked);
+            assertThat(committedView(node)).as("a read handle on %s", node).doesNotContain("lost");
+        }
+        assertThat(ClusterRig.readAll(q)).as("the writer").containsExactlyElementsOf(acked);
+
+        // The same writer, reopened at a higher epoch after its handle was closed.
+        q.close();
+        KvsQueue reopened = open(cluster.opener, 2);
+        assertThat(ClusterRig.readAll(reopened)).as("the writer reopened at epoch 2").containsExactlyElementsOf(acked);
+        assertThat(reopened.get(b("lost")).get(30, TimeUnit.SECONDS).status()).isEqualTo(Status.NOT_FOUND);
+        reopened.close();
+
+        // A restarted writer: a new adapter that never saw the failure.
+        cluster.opener.close();
+        cluster.opener = ReplicatedQueueOpener.start(cluster.config);
+        assertThat(cluster.opener.awaitConnected(2, Duration.ofSeconds(60))).isTrue();
+        KvsQueue restarted = open(cluster.opener, 3);
+        assertThat(ClusterRig.readAll(restarted)).as("a restarted writer at epoch 3").containsExactlyElementsOf(acked);
+        Ack again = put(restarted, "lost").get(30, TimeUnit.SECONDS);
+        assertThat(again.isOk()).as("the sender's retry of the same id: %s", again).isTrue();
+        acked.add("lost");
+        assertThat(ClusterRig.readAll(restarted)).containsExactlyElementsOf(acked);
+        for (String node : List.of("kvs1", "kvs2")) {
+            assertThat(cluster.readCopy(node, Q)).as("copy on %s", node).containsExactlyElementsOf(acked);
+        }
+    }
+
+    /** What a plain read handle on the node shows (the commit point applies), the record left out. */
+    private List<String> committedView(String node) {
+        List<String> ids = new ArrayList<>();
+        try (org.jameskvs.client.KvsClient c = org.jameskvs.client.KvsClient.connect(org.jameskvs.client.KvsClientConfig
+                .builder().host("127.0.0.1").port(cluster.serverPort(node)).credentials("james", ClusterRig.PASSWORD)
+                .requestTimeout(Duration.ofSeconds(60)).build())) {
+            KvsQueue q = c.open(Q, OpenOptions.reader()).join().orThrow();
+            org.jameskvs.client.ReadResult rr = q.read(0, 10_000, 64 << 20, 0).join();
+            assertThat(rr.isOk()).isTrue();
+            rr.messages().stream().filter(m -> !Ids.isReserved(m.id()))
+                    .forEach(m -> ids.add(new String(m.id(), StandardCharsets.UTF_8)));
+        }
+        return ids;
+    }
+
+    private static KvsQueue open(ReplicatedQueueOpener opener, long epoch) throws InterruptedException {
+        OpenResult r = null;
+        for (int i = 0; i < 300; i++) {
+            r = opener.open(Q, OpenOptions.writer("james-a", epoch)).join();
+            if (r.isOk()) {
+                return r.queue();
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("open at epoch " + epoch + " failed: " + r.status() + " " + r.reason());
+    }
+
+    private static void putAcked(KvsQueue q, String prefix, int n, List<String> acked) throws Exception {
+        for (int i = 0; i < n; i++) {
+            String id = prefix + i;
+            Ack a = put(q, id).get(30, TimeUnit.SECONDS);
+            assertThat(a.isOk()).as("put %s: %s", id, a).isTrue();
+            acked.add(id);
+        }
+    }
+
+    private void awaitOnCopy(String node, String id) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!cluster.readCopy(node, Q).contains(id)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(id + " never reached " + node);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private void freezeNode(String node, boolean frozen) {
+        cluster.freeze(node, NodePath.ACTIVE, frozen);
+        cluster.freeze(node, NodePath.STANDBY, frozen);
+    }
+
+    private static CompletableFuture<Ack> put(KvsQueue q, String id) {
+        return q.put(b(id), 0, 0, new byte[0], b("body " + id));
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
