@@ -35,6 +35,8 @@ import java.util.Map;
  * CLEAR ends the mark). When every in-sync copy that answered is damaged, the open waits (TIMEOUT)
  * for a named in-sync copy that did not answer; when there is none, the damaged copy serves, with
  * an ALARM event naming the queue.
+ * <p><i>Why this class is long:</i> the three steps of an open share the probes they gathered, and
+ * its comments spell out why each copy is trusted or rebuilt; about 400 of its lines are code.
  */
 final class OpenProcedure {
     private final QueueReplica r;

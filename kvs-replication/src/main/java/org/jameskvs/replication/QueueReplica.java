@@ -69,6 +69,8 @@ import java.util.concurrent.CompletableFuture;
  * undone there ({@link #undoFailedPuts}, a DELETE sent on the tick once the queue can write), so
  * that a later writer does not find it either. The commit point also goes to the servers, for
  * read-only readers: {@link CommitPoint}.
+ * <p><i>Why this class is long:</i> it holds one queue's replication state, the fields every part
+ * reads; the transitions are in the parts named above; about 450 of its lines are code.
  */
 public final class QueueReplica {
     /** Status of a mutation refused because fewer than two copies can take it. */

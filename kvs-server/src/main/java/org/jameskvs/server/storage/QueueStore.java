@@ -138,6 +138,10 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  * <p><b>Compaction never loses an acknowledged message</b>: a survivor's COPY record is written, and
  * its location switched to it, before the old file is deleted; files are deleted oldest first, so
  * DELETE records always outlive the PUTs they kill.
+ * <p><i>Why this class is long:</i> it is the store's one entry point (every operation, each in the
+ * same frame of checks and journal failures) and it holds the crash contract above, which belongs in
+ * one place; about 520 of its lines are code. The work behind the calls is in {@link Journal},
+ * {@link JournalRecords}, {@link Queues}, {@link Recovery} and {@link Compactor}.
  */
 public final class QueueStore implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(QueueStore.class);

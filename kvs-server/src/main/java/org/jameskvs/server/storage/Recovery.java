@@ -31,6 +31,9 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  * queue's transaction numbers are checked for gaps as records are applied
  * ({@link ReplayContinuity}). Problems are logged and returned in the {@link Report}; nothing here
  * throws for a bad file.
+ * <p><i>Why this class is long:</i> replay is one pass whose rules (bad blocks in the last or an older
+ * file, sequence gaps, checkpoints, damage marks) depend on each other's state; about 490 of its
+ * lines are code.
  */
 final class Recovery {
     private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
