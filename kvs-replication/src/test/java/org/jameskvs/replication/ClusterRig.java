@@ -138,6 +138,17 @@ abstract class ClusterRig implements AutoCloseable {
         return new ArrayList<>(positionsOnCopy(serverPort(node), node, queue).keySet());
     }
 
+    /** Waits (at most 30 s, else fails) until the node's copy of the queue holds {@code id}. */
+    void awaitOnCopy(String node, String queue, String id) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (!readCopy(node, queue).contains(id)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(id + " never reached " + node);
+            }
+            Thread.sleep(20);
+        }
+    }
+
     /** {@link #readCopy(String, String)} of the node on that port (password {@link #PASSWORD}). */
     static List<String> readCopy(int port, String node, String queue) {
         return new ArrayList<>(positionsOnCopy(port, node, queue).keySet());

@@ -59,13 +59,13 @@ class PathSwitchKeepsHealthyCopyTest extends ClusterRigTest<ProxiedCluster> {
         List<String> acked = putAll(q, "m-", 5);
 
         int mark = cluster.events.size();
-        freezeNode("kvs2", true);
+        cluster.freezeNode("kvs2", true);
         cluster.awaitEvent(mark, e -> e.contains("no node can take a second copy"), Duration.ofSeconds(30),
                 "kvs2 isolated, no replacement");
-        freezeNode("kvs1", true);
+        cluster.freezeNode("kvs1", true);
         cluster.awaitEvent(mark, e -> e.contains("kvs1 lost"), Duration.ofSeconds(30), "kvs1 lost (the authority)");
-        freezeNode("kvs1", false);
-        freezeNode("kvs2", false);
+        cluster.freezeNode("kvs1", false);
+        cluster.freezeNode("kvs2", false);
         String back = cluster.awaitEvent(mark, e -> e.contains("kvs1 is back") || e.contains("DATA LOSS"),
                 Duration.ofSeconds(30), "kvs1 back");
         assertThat(back).contains("kvs1 is back");
@@ -75,11 +75,6 @@ class PathSwitchKeepsHealthyCopyTest extends ClusterRigTest<ProxiedCluster> {
                 .isEmpty();
         acked.addAll(putAll(q, "n-", 5));
         assertThat(readIds(q)).containsExactlyElementsOf(acked);
-    }
-
-    private void freezeNode(String node, boolean frozen) {
-        cluster.freeze(node, NodePath.ACTIVE, frozen);
-        cluster.freeze(node, NodePath.STANDBY, frozen);
     }
 
     /** Puts {@code n} messages, each retried (bounded) until acknowledged: the copies may be settling. */

@@ -41,6 +41,12 @@ final class ProxiedCluster extends ClusterRig {
         proxy(node, path).freeze(frozen);
     }
 
+    /** Freezes (or lets again) both paths of one node: the node looks silent, nothing is closed. */
+    void freezeNode(String node, boolean frozen) {
+        freeze(node, NodePath.ACTIVE, frozen);
+        freeze(node, NodePath.STANDBY, frozen);
+    }
+
     /** Cuts one path of one node (every connection closed, new ones refused), or mends it. */
     void cut(String node, NodePath path, boolean cut) {
         proxy(node, path).cut(cut);

@@ -49,17 +49,17 @@ class ReadCopyChangeTest extends ClusterRigTest<ProxiedCluster> {
         assertThat(reader.ids).as("mid-queue").isNotEmpty().hasSizeLessThan(expected.size());
 
         int mark = cluster.events.size();
-        freezeNode("kvs3", true); // no spare node: kvs1's copy will be rebuilt on kvs1 itself
+        cluster.freezeNode("kvs3", true); // no spare node: kvs1's copy will be rebuilt on kvs1 itself
         cluster.awaitEvent(mark, e -> e.contains("kvs3/STANDBY NG"), Duration.ofSeconds(30), "kvs3 down");
         cluster.awaitEvent(mark, e -> e.contains("kvs3/ACTIVE NG"), Duration.ofSeconds(30), "kvs3 down");
-        freezeNode("kvs1", true); // the read copy
+        cluster.freezeNode("kvs1", true); // the read copy
         cluster.awaitEvent(mark, e -> e.contains("isolate kvs1"), Duration.ofSeconds(30), "kvs1 isolated");
         cluster.awaitEvent(mark, e -> e.contains("no node can take a second copy"), Duration.ofSeconds(30), "no spare");
         // The read copy changed (kvs1 frozen): the cursor goes on on kvs2.
         int before = reader.ids.size();
         reader.readBlock(10);
         assertThat(reader.ids).as("the cursor goes on on kvs2").hasSizeGreaterThan(before);
-        freezeNode("kvs1", false);
+        cluster.freezeNode("kvs1", false);
         cluster.awaitEvent(mark, e -> e.contains("rebuild kvs1 from kvs2"), Duration.ofSeconds(30), "kvs1 rebuilt");
         List<CompletableFuture<Ack>> during = new ArrayList<>();
         List<String> duringIds = new ArrayList<>();
@@ -85,7 +85,7 @@ class ReadCopyChangeTest extends ClusterRigTest<ProxiedCluster> {
 
         // kvs2 goes: the rebuilt kvs1 serves the reads, and the reader goes on where it was.
         reader.readBlock(10);
-        freezeNode("kvs2", true);
+        cluster.freezeNode("kvs2", true);
         cluster.awaitEvent(mark, e -> e.contains("isolate kvs2"), Duration.ofSeconds(30), "kvs2 isolated");
         reader.readToEnd();
         assertThat(reader.ids).as("every message once, in put order, across three read copies")
@@ -129,11 +129,6 @@ class ReadCopyChangeTest extends ClusterRigTest<ProxiedCluster> {
             }
             throw new AssertionError("no end of the queue after 1000 blocks");
         }
-    }
-
-    private void freezeNode(String node, boolean frozen) {
-        cluster.freeze(node, NodePath.ACTIVE, frozen);
-        cluster.freeze(node, NodePath.STANDBY, frozen);
     }
 
     private static CompletableFuture<Ack> put(KvsQueue q, String id) {

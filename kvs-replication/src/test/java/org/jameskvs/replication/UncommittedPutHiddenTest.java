@@ -44,10 +44,10 @@ class UncommittedPutHiddenTest extends ClusterRigTest<ProxiedCluster> {
         }
 
         int mark = cluster.events.size();
-        freezeNode("kvs2", true);
+        cluster.freezeNode("kvs2", true);
         CompletableFuture<Ack> lost = put(q, "lost");
         // In flight (kvs1 applied it, kvs2 is silent): not shown.
-        awaitOnCopy("kvs1", "lost");
+        cluster.awaitOnCopy("kvs1", Q, "lost");
         assertThat(lost).isNotDone();
         assertThat(readAll(q)).as("while the put is in flight").containsExactlyElementsOf(expected);
         assertThat(q.get(b("lost")).get(30, TimeUnit.SECONDS).status()).isEqualTo(Status.NOT_FOUND);
@@ -56,7 +56,7 @@ class UncommittedPutHiddenTest extends ClusterRigTest<ProxiedCluster> {
         assertThat(failed.isOk()).as("the put with one copy and no node to rebuild on: %s", failed).isFalse();
         assertThat(readAll(q)).as("once the put failed").containsExactlyElementsOf(expected);
 
-        freezeNode("kvs2", false);
+        cluster.freezeNode("kvs2", false);
         cluster.awaitTwoSyncCopies(Q, Duration.ofSeconds(60)); // kvs2 rebuilt from kvs1
         assertThat(cluster.eventsMatching(mark, e -> e.contains("rebuild kvs2 from kvs1"))).isNotEmpty();
         cluster.awaitEvent(mark, e -> e.contains("undo of failed PUT lost: done on both copies"), Duration.ofSeconds(60),
@@ -72,21 +72,6 @@ class UncommittedPutHiddenTest extends ClusterRigTest<ProxiedCluster> {
         assertThat(readAll(q)).as("after the failure was resolved").containsExactlyElementsOf(expected);
         GetResult g = q.get(b("lost")).get(30, TimeUnit.SECONDS);
         assertThat(g.status()).as("GET after the failure was resolved").isEqualTo(Status.NOT_FOUND);
-    }
-
-    private void awaitOnCopy(String node, String id) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!cluster.readCopy(node, Q).contains(id)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(id + " never reached " + node);
-            }
-            Thread.sleep(20);
-        }
-    }
-
-    private void freezeNode(String node, boolean frozen) {
-        cluster.freeze(node, NodePath.ACTIVE, frozen);
-        cluster.freeze(node, NodePath.STANDBY, frozen);
     }
 
     private static CompletableFuture<Ack> put(KvsQueue q, String id) {

@@ -39,9 +39,9 @@ class UndoFailedPutTest extends ClusterRigTest<ProxiedCluster> {
         putAcked(q, "before-", 5, acked);
 
         int mark = cluster.events.size();
-        freezeNode("kvs2", true);
+        cluster.freezeNode("kvs2", true);
         CompletableFuture<Ack> lost = put(q, "lost");
-        awaitOnCopy("kvs1", "lost");
+        cluster.awaitOnCopy("kvs1", Q, "lost");
         Ack failed = lost.get(60, TimeUnit.SECONDS);
         assertThat(failed.isOk()).as("the put with one copy and no node to rebuild on: %s", failed).isFalse();
         assertThat(cluster.readCopy("kvs1", Q)).as("the failed PUT stays on kvs1 while the queue cannot write")
@@ -49,7 +49,7 @@ class UndoFailedPutTest extends ClusterRigTest<ProxiedCluster> {
         assertThat(committedView("kvs1")).as("a read handle on kvs1: held back by the commit point").doesNotContain("lost")
                 .containsExactlyElementsOf(acked);
 
-        freezeNode("kvs2", false);
+        cluster.freezeNode("kvs2", false);
         cluster.awaitEvent(mark, e -> e.contains("undo of failed PUT lost: done on both copies"), Duration.ofSeconds(60),
                 "the undo of the failed PUT acknowledged");
         cluster.awaitTwoSyncCopies(Q, Duration.ofSeconds(60));
@@ -117,21 +117,6 @@ class UndoFailedPutTest extends ClusterRigTest<ProxiedCluster> {
             assertThat(a.isOk()).as("put %s: %s", id, a).isTrue();
             acked.add(id);
         }
-    }
-
-    private void awaitOnCopy(String node, String id) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!cluster.readCopy(node, Q).contains(id)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(id + " never reached " + node);
-            }
-            Thread.sleep(20);
-        }
-    }
-
-    private void freezeNode(String node, boolean frozen) {
-        cluster.freeze(node, NodePath.ACTIVE, frozen);
-        cluster.freeze(node, NodePath.STANDBY, frozen);
     }
 
     private static CompletableFuture<Ack> put(KvsQueue q, String id) {
