@@ -213,6 +213,9 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
                     g.reason(), 0, 0, g, null, null)));
             case READ -> q.read(r.fromPosition(), r.maxCount(), r.maxBytes(), r.readyBefore()).thenAccept((ReadResult rr) ->
                     answer(new NodeResponse(tok, rr.status(), rr.txn(), 0, rr.reason(), 0, 0, null, rr, null)));
+            case READ_UNCOMMITTED -> q.readUncommitted(r.fromPosition(), r.maxCount(), r.maxBytes(), r.readyBefore())
+                    .thenAccept((ReadResult rr) ->
+                            answer(new NodeResponse(tok, rr.status(), rr.txn(), 0, rr.reason(), 0, 0, null, rr, null)));
             case STAT -> q.stat().thenAccept((QueueStat st) -> answer(new NodeResponse(tok, st.status(), st.txn(), 0,
                     st.reason(), 0, 0, null, null, st)));
             default -> answer(NodeResponse.failed(tok, Status.BAD_REQUEST, "unsupported " + r.op()));

@@ -7,7 +7,9 @@ public enum NodeOp {
     /** end of a rebuild: the target takes over the source's seq and digest (fromPosition = seq, readyBefore = digest) */
     REBASE,
     /** the writer's commit point, when no mutation carries it (fromPosition = the committed seq) */
-    COMMIT;
+    COMMIT,
+    /** READ of a copy as it is, past the queue's commit point (an operator's export: every message a copy holds) */
+    READ_UNCOMMITTED;
 
     public boolean isMutation() {
         return this == PUT || this == PUT_REPLACING || this == DELETE || this == REPLACE || this == CLEAR;

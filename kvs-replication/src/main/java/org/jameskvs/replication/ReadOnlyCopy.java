@@ -38,6 +38,12 @@ final class ReadOnlyCopy implements KvsQueue {
     }
 
     @Override
+    public CompletableFuture<ReadResult> readUncommitted(long fromPosition, int maxCount, int maxBytes, long readyBefore) {
+        return opener.call(c -> reader.readUncommitted(fromPosition, maxCount, maxBytes, readyBefore),
+                why -> new ReadResult(Status.TIMEOUT, why, -1, fromPosition, List.of()));
+    }
+
+    @Override
     public CompletableFuture<GetResult> get(byte[] id) {
         return opener.call(c -> reader.get(id), why -> new GetResult(Status.TIMEOUT, why, -1, null));
     }

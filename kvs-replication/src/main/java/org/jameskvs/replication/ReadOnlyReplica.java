@@ -121,7 +121,21 @@ public final class ReadOnlyReplica {
     }
 
     CompletableFuture<ReadResult> read(long from, int maxCount, int maxBytes, long readyBefore) {
-        Op op = new Op(NodeOp.READ);
+        return read(NodeOp.READ, from, maxCount, maxBytes, readyBefore);
+    }
+
+    /**
+     * READ past the queue's commit point: every message the serving copy holds, also those whose
+     * writer had not yet declared them on both copies (an operator's export when no writer is left:
+     * the last acknowledged mails may be beyond the commit point the servers know). It may show a
+     * put that failed on the other copy: a duplicate, never a loss.
+     */
+    CompletableFuture<ReadResult> readUncommitted(long from, int maxCount, int maxBytes, long readyBefore) {
+        return read(NodeOp.READ_UNCOMMITTED, from, maxCount, maxBytes, readyBefore);
+    }
+
+    private CompletableFuture<ReadResult> read(NodeOp kind, long from, int maxCount, int maxBytes, long readyBefore) {
+        Op op = new Op(kind);
         op.from = from;
         op.maxCount = maxCount;
         op.maxBytes = maxBytes;
@@ -211,7 +225,7 @@ public final class ReadOnlyReplica {
             return;
         }
         switch (op.kind) {
-            case READ -> {
+            case READ, READ_UNCOMMITTED -> {
                 ReadResult rr = r.read();
                 if (rr == null) {
                     rr = new ReadResult(r.status(), r.reason(), r.txn(), op.from, List.of());

@@ -68,6 +68,8 @@ public final class NodeWireCodec {
             case COMMIT -> Requests.commit(out, seq, handle, r.fromPosition());
             case GET -> Requests.get(out, seq, handle, r.id());
             case READ -> Requests.read(out, seq, handle, r.fromPosition(), r.maxCount(), r.maxBytes(), r.readyBefore());
+            case READ_UNCOMMITTED -> Requests.readUncommitted(out, seq, handle, r.fromPosition(), r.maxCount(),
+                    r.maxBytes(), r.readyBefore());
             case STAT -> Requests.empty(out, Opcode.STAT, seq, handle);
             default -> throw new IllegalArgumentException("no frame for " + r.op());
         }
@@ -111,7 +113,7 @@ public final class NodeWireCodec {
                         : ResultDecoders.GET.failed(status, txn, reason, frame);
                 return new NodeResponse(tok, g.status(), g.txn(), 0, g.reason(), 0, 0, g, null, null);
             }
-            case READ -> {
+            case READ, READ_UNCOMMITTED -> {
                 ReadResult rr = status == Status.OK ? ResultDecoders.READ.ok(txn, frame)
                         : ResultDecoders.READ.failed(status, txn, reason, frame);
                 return new NodeResponse(tok, rr.status(), rr.txn(), 0, rr.reason(), 0, 0, null, rr, null);

@@ -61,6 +61,12 @@ class CommitPointReaderTest extends ClusterRigTest<ProxiedCluster> {
             assertThat(pending).as("still on kvs1 only while it was read").isNotDone();
             assertThat(seen).as("a read handle on kvs1 while the PUT is on kvs1 only").isEqualTo(acked);
             assertThat(get("kvs1", "pending")).as("GET on a read handle").isFalse();
+            // An operator's export (kvs-admin) reads past the commit point: what its copy holds.
+            List<String> all = readAllUncommitted(reader);
+            List<String> withPending = new ArrayList<>(acked);
+            withPending.add("pending");
+            assertThat(all).as("the read-only replica past the commit point (its copy: kvs1 holds the put, kvs2 not)")
+                    .isIn(acked, withPending);
 
             cluster.freeze("kvs2", NodePath.ACTIVE, false);
             cluster.freeze("kvs2", NodePath.STANDBY, false);
@@ -79,6 +85,24 @@ class CommitPointReaderTest extends ClusterRigTest<ProxiedCluster> {
         } finally {
             otherJames.close();
         }
+    }
+
+    /** Every id a reader shows past the commit point, block by block (bounded), the record left out. */
+    private static List<String> readAllUncommitted(KvsQueue reader) throws Exception {
+        List<String> ids = new ArrayList<>();
+        long from = 0;
+        for (int block = 0; block < 1000; block++) {
+            ReadResult rr = reader.readUncommitted(from, 1000, 8 << 20, 0).get(60, TimeUnit.SECONDS);
+            assertThat(rr.isOk()).as("%s %s", rr.status(), rr.reason()).isTrue();
+            if (rr.messages().isEmpty()) {
+                return ids;
+            }
+            for (StoredMessage m : rr.messages()) {
+                ids.add(new String(m.id(), StandardCharsets.UTF_8));
+            }
+            from = rr.nextPosition();
+        }
+        throw new AssertionError("no end of the queue after 1000 blocks");
     }
 
     private static KvsQueue openReader(ReplicatedQueueOpener opener) throws InterruptedException {

@@ -335,7 +335,7 @@ final class SimServer implements SimNode {
                 return new NodeResponse(tok, Status.OK, q.txn, 0, null, 0, 0, new GetResult(Status.OK, null, q.txn, m.stored()),
                         null, null);
             }
-            case READ -> {
+            case READ, READ_UNCOMMITTED -> { // the model has no commit point
                 List<StoredMessage> out = new ArrayList<>();
                 long next = r.fromPosition();
                 long bytes = 0;
