@@ -1,6 +1,7 @@
 package org.jameskvs.faults;
 
 import org.jameskvs.client.KvsQueue;
+import org.jameskvs.testkit.ChildProcess;
 import org.jameskvs.client.OpenOptions;
 import org.jameskvs.client.OpenResult;
 import org.jameskvs.protocol.Status;
@@ -209,7 +210,7 @@ class ProcessFaultsTest {
             Path props = dir.resolve("writer.properties");
             WriterMain.writeProperties(config, props);
             List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+                    "-Xmx256m", "-XX:+UseSerialGC", "-cp", ChildProcess.classPath(),
                     WriterMain.class.getName(), props.toString(), queue, Scenarios.OWNER, "1", name + "-w1",
                     "1000000", "60000", "5"));
             Ledger ledger = new Ledger();

@@ -49,6 +49,27 @@ public final class ChildProcess implements AutoCloseable {
     }
 
     /**
+     * This JVM's class path with every entry made absolute: a child is started in its own working
+     * directory, where a relative entry ({@code java -cp target/benchmarks.jar ...}) names nothing.
+     */
+    public static String classPath() {
+        return absoluteClassPath(System.getProperty("java.class.path"));
+    }
+
+    static String absoluteClassPath(String classPath) {
+        List<String> entries = new ArrayList<>();
+        for (String entry : classPath.split(java.io.File.pathSeparator)) {
+            if (!entry.isEmpty()) {
+                boolean wildcard = entry.endsWith("*");
+                String dir = wildcard ? entry.substring(0, entry.length() - 1) : entry;
+                String absolute = Path.of(dir.isEmpty() ? "." : dir).toAbsolutePath().normalize().toString();
+                entries.add(wildcard ? absolute + java.io.File.separator + "*" : absolute);
+            }
+        }
+        return String.join(java.io.File.pathSeparator, entries);
+    }
+
+    /**
      * {@code command} run with the open-files limit raised to {@code openFiles} (or the hard limit, if
      * lower and not raisable): {@code bash -c 'ulimit -n N; exec "$@"'}, exec keeping the pid.
      */

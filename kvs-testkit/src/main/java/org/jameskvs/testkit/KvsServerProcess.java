@@ -203,7 +203,7 @@ public final class KvsServerProcess implements AutoCloseable {
             cmd.addAll(List.of("-jar", serverJar().toString(), config.toString()));
         } else {
             cmd.addAll(ChronicleJvmFlags.FLAGS);
-            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), b.mainClass, config.toString()));
+            cmd.addAll(List.of("-cp", ChildProcess.classPath(), b.mainClass, config.toString()));
             cmd.addAll(b.mainArgs);
         }
         return cmd;
