@@ -75,32 +75,22 @@ public final class OpenCodec {
         out.writeInt(handle);
         out.writeLong(epoch);
         out.writeLong(size);
-        out.writeByte(queueFlags);
-        out.writeLong(lastSeq);
-        out.writeLong(digest);
+        CopyCheckAnswer.writeCheck(out, queueFlags, lastSeq, digest);
         Frames.finishFrame(out, start);
     }
 
     /** Reader of the OK answer. */
-    public static final class Answer {
+    public static final class Answer extends CopyCheckAnswer {
         private int handle;
         private long epoch;
         private long size;
-        private int queueFlags;
-        private long lastSeq;
-        private long digest;
 
-        /**
-         * The queue flags byte was added after the other fields: a payload that ends before it reads
-         * as 0. Version 2 always sends last seq and digest after it.
-         */
+        /** The fields, then the copy-check tail ({@link CopyCheckAnswer}). */
         public Answer wrap(ByteBuf p) {
             handle = Wire.readInt(p);
             epoch = Wire.readLong(p);
             size = Wire.readLong(p);
-            queueFlags = p.isReadable() ? p.readUnsignedByte() : 0;
-            lastSeq = Wire.readLong(p);
-            digest = Wire.readLong(p);
+            readCheck(p);
             return this;
         }
 
@@ -114,18 +104,6 @@ public final class OpenCodec {
 
         public long size() {
             return size;
-        }
-
-        public int queueFlags() {
-            return queueFlags;
-        }
-
-        public long lastSeq() {
-            return lastSeq;
-        }
-
-        public long digest() {
-            return digest;
         }
     }
 }

@@ -9,17 +9,13 @@ import io.netty.buffer.ByteBuf;
  * <p>The instance is the request reader, a flyweight the server reuses per request ({@link #wrap}):
  * state and body are views of the frame (no copy), valid while the frame is. Not thread-safe.
  */
-public final class PutCodec {
+public final class PutCodec extends MessageFields {
     /** OK answer: offset of the position in the payload. */
     public static final int OK_POSITION_OFFSET = 0;
     public static final int OK_LENGTH = 8;
 
     private int flags;
     private long position;
-    private byte[] id;
-    private int priority;
-    private long notBefore;
-    private ByteBuf state;
     private ByteBuf body;
 
     /**
@@ -44,10 +40,7 @@ public final class PutCodec {
         if ((flags & RequestDescriptor.FLAG_POSITIONED) != 0) {
             out.writeLong(position);
         }
-        Wire.writeId(out, id);
-        out.writeByte(priority);
-        out.writeLong(notBefore);
-        Wire.writeBlob(out, state);
+        writeFields(out, id, priority, notBefore, state);
         out.writeBytes(body);
     }
 
@@ -66,10 +59,7 @@ public final class PutCodec {
                 throw new MalformedPayloadException("position must be >= 1, got " + position);
             }
         }
-        id = Wire.readId(in);
-        priority = Wire.readUnsignedByte(in);
-        notBefore = Wire.readLong(in);
-        state = in.readSlice(Wire.readBlobLength(in));
+        readFields(in);
         body = in;
         return this;
     }
@@ -81,22 +71,6 @@ public final class PutCodec {
 
     public boolean replaceExisting() {
         return (flags & RequestDescriptor.FLAG_REPLACE_EXISTING) != 0;
-    }
-
-    public byte[] id() {
-        return id;
-    }
-
-    public int priority() {
-        return priority;
-    }
-
-    public long notBefore() {
-        return notBefore;
-    }
-
-    public ByteBuf state() {
-        return state;
     }
 
     public ByteBuf body() {

@@ -8,11 +8,7 @@ import io.netty.buffer.ByteBuf;
  * <p>The instance is the request reader, a flyweight reused per request; the state is a view of the
  * frame. Not thread-safe.
  */
-public final class ReplaceCodec {
-    private byte[] id;
-    private int priority;
-    private long notBefore;
-    private ByteBuf state;
+public final class ReplaceCodec extends MessageFields {
 
     /** {@code flags}: 0 or {@link RequestDescriptor#FLAG_SEQUENCED} (then {@code queueSeq} is sent). */
     public static void writeRequest(ByteBuf out, long seq, int handle, int flags, long queueSeq, byte[] id,
@@ -24,35 +20,13 @@ public final class ReplaceCodec {
 
     /** The payload after the header and any {@link SequencedPrefix} (see {@link PutCodec#writePayload}). */
     public static void writePayload(ByteBuf out, byte[] id, int priority, long notBefore, byte[] state) {
-        Wire.writeId(out, id);
-        out.writeByte(priority);
-        out.writeLong(notBefore);
-        Wire.writeBlob(out, state);
+        writeFields(out, id, priority, notBefore, state);
     }
 
     /** Reads the payload (reader index after any {@link SequencedPrefix}). */
     public ReplaceCodec wrap(ByteBuf in) {
-        id = Wire.readId(in);
-        priority = Wire.readUnsignedByte(in);
-        notBefore = Wire.readLong(in);
-        state = in.readSlice(Wire.readBlobLength(in));
+        readFields(in);
         return this;
-    }
-
-    public byte[] id() {
-        return id;
-    }
-
-    public int priority() {
-        return priority;
-    }
-
-    public long notBefore() {
-        return notBefore;
-    }
-
-    public ByteBuf state() {
-        return state;
     }
 
     public static void writeOk(ByteBuf out, long seq, long txn) {

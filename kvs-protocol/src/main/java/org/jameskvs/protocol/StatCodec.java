@@ -26,14 +26,12 @@ public final class StatCodec {
         out.writeLong(earliestNotBefore);
         out.writeLong(epoch);
         Wire.writeString(out, owner == null ? "" : owner);
-        out.writeByte(queueFlags);
-        out.writeLong(lastSeq);
-        out.writeLong(digest);
+        CopyCheckAnswer.writeCheck(out, queueFlags, lastSeq, digest);
         Frames.finishFrame(out, start);
     }
 
     /** Reader of the OK answer. */
-    public static final class Answer {
+    public static final class Answer extends CopyCheckAnswer {
         private long size;
         private long bytes;
         private long firstPosition;
@@ -41,11 +39,8 @@ public final class StatCodec {
         private long earliestNotBefore;
         private long epoch;
         private String owner;
-        private int queueFlags;
-        private long lastSeq;
-        private long digest;
 
-        /** A payload that ends before the queue flags byte (added after the others) reads it as 0. */
+        /** The fields, then the copy-check tail ({@link CopyCheckAnswer}). */
         public Answer wrap(ByteBuf p) {
             size = Wire.readLong(p);
             bytes = Wire.readLong(p);
@@ -54,9 +49,7 @@ public final class StatCodec {
             earliestNotBefore = Wire.readLong(p);
             epoch = Wire.readLong(p);
             owner = Wire.readString(p);
-            queueFlags = p.isReadable() ? p.readUnsignedByte() : 0;
-            lastSeq = Wire.readLong(p);
-            digest = Wire.readLong(p);
+            readCheck(p);
             return this;
         }
 
@@ -86,18 +79,6 @@ public final class StatCodec {
 
         public String owner() {
             return owner;
-        }
-
-        public int queueFlags() {
-            return queueFlags;
-        }
-
-        public long lastSeq() {
-            return lastSeq;
-        }
-
-        public long digest() {
-            return digest;
         }
     }
 }

@@ -12,6 +12,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongFunction;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -190,18 +192,27 @@ abstract class ClusterRig implements AutoCloseable {
 
     /** Every id a reader sees through the adapter from position 0, block by block, in one position space (bounded). */
     static List<String> readAll(KvsQueue q) throws Exception {
+        return readIds(from -> q.read(from, 1000, 8 << 20, 0), true);
+    }
+
+    /**
+     * Every id that {@code block} (a READ from a position) returns from position 0 on, block by
+     * block, bounded to 100,000 blocks; with {@code samePositionSpace}, a change of the copy serving
+     * reads during the scan fails it.
+     */
+    static List<String> readIds(LongFunction<CompletableFuture<ReadResult>> block, boolean samePositionSpace) throws Exception {
         List<String> ids = new ArrayList<>();
         long from = 0;
         Integer space = null;
-        for (int block = 0; block < 100_000; block++) {
-            ReadResult rr = q.read(from, 1000, 8 << 20, 0).get(60, TimeUnit.SECONDS);
+        for (int n = 0; n < 100_000; n++) {
+            ReadResult rr = block.apply(from).get(60, TimeUnit.SECONDS);
             if (!rr.isOk()) {
-                throw new AssertionError("READ through the adapter: " + rr.status() + " " + rr.reason());
+                throw new AssertionError("READ: " + rr.status() + " " + rr.reason());
             }
             if (space == null) {
                 space = rr.positionSpace();
             }
-            if (rr.positionSpace() != space) {
+            if (samePositionSpace && rr.positionSpace() != space) {
                 throw new AssertionError("the copy serving reads changed during the scan");
             }
             if (rr.messages().isEmpty()) {

@@ -96,22 +96,9 @@ class CommitPointReaderTest extends ClusterRigTest<ProxiedCluster> {
         }
     }
 
-    /** Every id a reader shows past the commit point, block by block (bounded), the record left out. */
+    /** Every id a reader shows past the commit point, block by block (bounded). */
     private static List<String> readAllUncommitted(KvsQueue reader) throws Exception {
-        List<String> ids = new ArrayList<>();
-        long from = 0;
-        for (int block = 0; block < 1000; block++) {
-            ReadResult rr = reader.readUncommitted(from, 1000, 8 << 20, 0).get(60, TimeUnit.SECONDS);
-            assertThat(rr.isOk()).as("%s %s", rr.status(), rr.reason()).isTrue();
-            if (rr.messages().isEmpty()) {
-                return ids;
-            }
-            for (StoredMessage m : rr.messages()) {
-                ids.add(new String(m.id(), StandardCharsets.UTF_8));
-            }
-            from = rr.nextPosition();
-        }
-        throw new AssertionError("no end of the queue after 1000 blocks");
+        return ClusterRig.readIds(from -> reader.readUncommitted(from, 1000, 8 << 20, 0), false);
     }
 
     private static KvsQueue openReader(ReplicatedQueueOpener opener) throws InterruptedException {
