@@ -3,8 +3,9 @@ package org.jameskvs.spoolbench;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The benchmark's mail mix (the paper's): 70 % of the mails are 1 KB, 30 % are 10 KB. Mail {@code i}
- * is 10 KB when {@code i % 10 >= 7}, so every run of ten consecutive mails holds exactly the mix.
+ * The benchmark's mail mix: {@link #PAPER} (the paper's): 70 % of the mails are 1 KB, 30 % are
+ * 10 KB; mail {@code i} is 10 KB when {@code i % 10 >= 7}, so every run of ten consecutive mails holds
+ * exactly the mix. {@link #ONE_KB}: every mail 1 KB.
  * Sizes are of the message as sent after DATA (headers and body, without the terminating dot line).
  * Bodies are built once; only the Message-ID header changes from mail to mail.
  */
@@ -14,16 +15,25 @@ public final class MailMix {
     public static final String FROM = "sender@kvs-load.test";
     public static final String TO = "rcpt@sink.test";
 
+    public static final String PAPER = "paper";
+    public static final String ONE_KB = "1k";
+
     private final byte[] smallBody;
     private final byte[] largeBody;
+    private final boolean paper;
 
-    public MailMix() {
+    /** @param name {@link #PAPER} or {@link #ONE_KB} */
+    public MailMix(String name) {
+        if (!PAPER.equals(name) && !ONE_KB.equals(name)) {
+            throw new IllegalArgumentException("mix must be " + PAPER + " or " + ONE_KB + ", got " + name);
+        }
+        this.paper = PAPER.equals(name);
         this.smallBody = body(SMALL);
         this.largeBody = body(LARGE);
     }
 
-    public static boolean isLarge(long i) {
-        return i % 10 >= 7;
+    public boolean isLarge(long i) {
+        return paper && i % 10 >= 7;
     }
 
     /** Headers up to and including the blank line, for this Message-ID. */

@@ -50,7 +50,7 @@ public final class SpoolBench {
     private final Map<String, Long> procs = new LinkedHashMap<>();
     private final ProcStats procStats;
     private final double drainSeconds;
-    private final MailMix mix = new MailMix();
+    private final MailMix mix;
     private long totalAccepted;
 
     private SpoolBench(Map<String, String> opts) {
@@ -63,6 +63,7 @@ public final class SpoolBench {
         this.prefix = opts.getOrDefault("system", "x") + "-" + opts.getOrDefault("start", "1") + "-" + System.currentTimeMillis();
         this.procStats = new ProcStats(Double.parseDouble(opts.getOrDefault("clk-tck", "100")));
         this.drainSeconds = Double.parseDouble(opts.getOrDefault("drain-seconds", "180"));
+        this.mix = new MailMix(opts.getOrDefault("mix", MailMix.PAPER));
         for (String p : opts.getOrDefault("procs", "").split(",")) {
             if (p.contains("=")) {
                 procs.put(p.substring(0, p.indexOf('=')), Long.parseLong(p.substring(p.indexOf('=') + 1)));

@@ -147,7 +147,7 @@ final class SpoolReport {
                 ? " (**quick mode**: a smoke run; short phases, small warm-up; the numbers are indicative only)" : "")
             .append(".\n\n");
         md.append("Same load for every system: ").append(meta.getOrDefault("sessions", "20"))
-            .append(" concurrent SMTP sessions on 127.0.0.1, 70 % 1 KB / 30 % 10 KB mails, one recipient, relayed to an SMTP sink ")
+            .append(" concurrent SMTP sessions on 127.0.0.1, ").append(mixText(meta)).append(" mails, one recipient, relayed to an SMTP sink ")
             .append("(`org.jameskvs.testkit.smtp.SmtpSink`, a separate process) standing for the next hop.\n\n");
 
         md.append("## Throughput and response time at max load\n\n");
@@ -310,7 +310,7 @@ final class SpoolReport {
             ds.addValue(max(s, "delivered_per_s"), "delivered end to end", label(s));
         }
         JFreeChart chart = ChartFactory.createBarChart(
-            "Throughput, " + meta.getOrDefault("sessions", "20") + " SMTP sessions, 70 % 1 KB / 30 % 10 KB",
+            "Throughput, " + meta.getOrDefault("sessions", "20") + " SMTP sessions, " + mixText(meta),
             null, "mails/s", ds, PlotOrientation.VERTICAL, true, false, false);
         style(chart);
         CategoryPlot plot = chart.getCategoryPlot();
@@ -383,5 +383,10 @@ final class SpoolReport {
     @SuppressWarnings("unused")
     private static String join(double[] v) {
         return Arrays.toString(v);
+    }
+
+    /** The mail sizes of the run, as bin/benchmark wrote them in the meta file ({@code mix=}). */
+    private static String mixText(Map<String, String> meta) {
+        return meta.getOrDefault("mix", "70 % 1 KB, 30 % 10 KB").replace(", ", " / ");
     }
 }
