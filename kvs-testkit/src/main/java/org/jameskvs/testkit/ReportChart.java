@@ -151,6 +151,7 @@ public final class ReportChart {
             renderer.setSeriesShapesVisible(i, data.getItemCount(i) <= 50);
         }
         plot.setRenderer(renderer);
+        plot.setSeriesRenderingOrder(org.jfree.chart.plot.SeriesRenderingOrder.FORWARD); // a limit line added last stays visible
         return chart;
     }
 
