@@ -124,6 +124,9 @@ class LaneIsolationBenchE2ETest {
                         r.name(), rate, p99));
                     chart.bar("mails/s ratio (target >= 0.95)", r.name(), rate).bar("p99 ratio (target <= 1.2)", r.name(), p99);
                 }
+                report.append(String.format("%nLoad average at the end: %.1f on %d cores.%n",
+                    java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+                    Runtime.getRuntime().availableProcessors()));
                 System.out.println(report);
                 LaneReport.write("isolation", report.toString(), chart,
                     "other domains' mails/s and p99 with the bad domain, as ratios to the baseline");
