@@ -39,10 +39,12 @@ final class DelayTiers implements AutoCloseable {
     private final Clock clock;
     private final List<MailQueue> tiers = new ArrayList<>();
     private final List<Disposable> movers = new ArrayList<>();
+    private final TailDomainCounts tailCounts;
 
-    DelayTiers(LaneDeliveryConfig config, MailQueueFactory<?> queueFactory, Clock clock) {
+    DelayTiers(LaneDeliveryConfig config, MailQueueFactory<?> queueFactory, Clock clock, TailDomainCounts tailCounts) {
         this.config = config;
         this.clock = clock;
+        this.tailCounts = tailCounts;
         for (int i = 0; i < config.retryDelays().size(); i++) {
             tiers.add(queueFactory.createQueue(org.apache.james.queue.api.MailQueueName.of(tierName(config, i))));
         }
@@ -74,6 +76,7 @@ final class DelayTiers implements AutoCloseable {
         long dueAt = clock.millis() + config.retryDelay(failures).toMillis();
         mail.setAttribute(new Attribute(DUE_AT, AttributeValue.of(dueAt)));
         tiers.get(tier).enQueue(mail);
+        tailCounts.parked(mail);
         return dueAt;
     }
 
@@ -92,6 +95,7 @@ final class DelayTiers implements AutoCloseable {
         long dueAt = clock.millis() + config.retryDelays().get(tier).toMillis();
         mail.setAttribute(new Attribute(DUE_AT, AttributeValue.of(dueAt)));
         tiers.get(tier).enQueue(mail);
+        tailCounts.parked(mail);
         return dueAt;
     }
 
@@ -107,6 +111,7 @@ final class DelayTiers implements AutoCloseable {
             String domain = mail.getRecipients().iterator().next().getDomain().asString();
             mail.removeAttribute(DUE_AT);
             laneQueueOfDomain.apply(domain).enQueue(mail);
+            tailCounts.movedBack(mail);
             item.done(MailQueueItem.CompletionStatus.SUCCESS);
             LifecycleUtil.dispose(mail);
         } catch (Exception e) {

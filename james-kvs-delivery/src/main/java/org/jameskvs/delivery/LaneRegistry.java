@@ -16,9 +16,12 @@ import javax.inject.Singleton;
 public class LaneRegistry {
     private final Map<String, LaneState> lanes = new LinkedHashMap<>();
     private volatile LaneRouter router;
+    private volatile TailDomainCounts tailCounts;
 
-    public synchronized void register(LaneRouter router, Collection<LaneState> states) {
+    /** The lanes of the running spool, with its tail domains' own counts ({@code null}: none kept). */
+    public synchronized void register(LaneRouter router, Collection<LaneState> states, TailDomainCounts tailCounts) {
         this.router = router;
+        this.tailCounts = tailCounts;
         lanes.clear();
         states.forEach(state -> lanes.put(state.lane().name(), state));
     }
@@ -37,6 +40,17 @@ public class LaneRegistry {
             return Optional.of(byName.suspension());
         }
         return find(nameOrDomain).map(state -> state.suspensionOf(nameOrDomain));
+    }
+
+    /**
+     * {@code domain}'s own counts when it is a tail domain (carried by a bucket, not a lane's name), on
+     * this node ({@link TailDomainCounts}); empty for a lane name or a dedicated domain.
+     */
+    public synchronized Optional<TailDomainCounts.View> tailDomain(String domain) {
+        if (lanes.containsKey(domain) || router == null || tailCounts == null || router.laneOf(domain).dedicated()) {
+            return Optional.empty();
+        }
+        return Optional.of(tailCounts.view(domain));
     }
 
     /** The lane named {@code nameOrDomain}, else the lane a recipient domain of that name goes to. */

@@ -18,7 +18,9 @@ import spark.Service;
  * in webadmin.properties). Answers come from counters, never from reading mail.
  * <ul>
  * <li>{@code GET /lanes}: every lane ({@link LaneView}, JSON array)</li>
- * <li>{@code GET /lanes/{laneOrDomain}}: one lane, by lane name or by a recipient domain it carries</li>
+ * <li>{@code GET /lanes/{laneOrDomain}}: one lane, by lane name or by a recipient domain it carries; for a
+ * tail domain (in a bucket) with a {@code domain} field: that domain's own queued, delayed and in-flight
+ * counts on this James node ({@link TailDomainCounts})</li>
  * <li>{@code PUT /lanes/{laneOrDomain}/suspension?duration=10m}: suspend (no new connection) for that long:
  * the lane when a lane is named, else the domain (its dedicated lane, or only that domain in its bucket)</li>
  * <li>{@code DELETE /lanes/{laneOrDomain}/suspension}: resume now</li>
@@ -54,7 +56,8 @@ public class LaneRoutes implements Routes {
         }, json);
         service.get(BASE + "/:lane", (request, response) -> {
             response.type("application/json");
-            return LaneView.of(lane(request));
+            LaneView view = LaneView.of(lane(request));
+            return registry.tailDomain(request.params("lane")).map(view::withDomain).orElse(view);
         }, json);
         service.put(BASE + "/:lane/suspension", (request, response) -> {
             LaneState lane = lane(request);

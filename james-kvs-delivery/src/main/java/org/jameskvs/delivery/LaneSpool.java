@@ -38,6 +38,7 @@ public final class LaneSpool implements AutoCloseable {
     private final DelayTiers delays;
     private final Disposable idleCloser;
     private final SharedLimits limits;
+    private final TailDomainCounts tailCounts = new TailDomainCounts(TailDomainCounts.MAX_DOMAINS);
 
     public LaneSpool(LaneDeliveryConfig config, MailQueueFactory<?> queueFactory, MxResolver resolver,
                      Bouncer bouncer, LaneRegistry registry, Clock clock) {
@@ -53,7 +54,7 @@ public final class LaneSpool implements AutoCloseable {
             ? new LaneRouter(config, new MxGroups(resolver::mxGroup, MX_GROUPS_REMEMBERED, MX_GROUP_TTL, clock))
             : new LaneRouter(config);
         this.io = Schedulers.newBoundedElastic(config.deliveryThreads(), Integer.MAX_VALUE, "lane-delivery");
-        this.delays = new DelayTiers(config, queueFactory, clock);
+        this.delays = new DelayTiers(config, queueFactory, clock, tailCounts);
         List<LaneState> states = new ArrayList<>();
         for (Lane lane : router.lanes()) {
             MailQueue queue = queueFactory.createQueue(lane.queueName());
@@ -63,9 +64,9 @@ public final class LaneSpool implements AutoCloseable {
                 () -> new SuspensionRule(config.suspendAfterFailures(), config.suspendWindow(), config.suspendFor(), clock),
                 new BounceOrders(clock));
             states.add(state);
-            workers.add(new LaneWorker(state, queue, resolver, config, bouncer, io, clock, delays, limits));
+            workers.add(new LaneWorker(state, queue, resolver, config, bouncer, io, clock, delays, limits, tailCounts));
         }
-        registry.register(router, states);
+        registry.register(router, states, tailCounts);
         workers.forEach(LaneWorker::start);
         delays.start(this::queueOf, io);
         this.idleCloser = Flux.interval(Duration.ofSeconds(1), io)
@@ -84,15 +85,33 @@ public final class LaneSpool implements AutoCloseable {
                 .add(recipient);
         }
         if (byDomain.size() == 1) {
-            queueOf(byDomain.keySet().iterator().next()).enQueue(mail);
+            store(byDomain.keySet().iterator().next(), mail);
             return;
         }
         for (Map.Entry<String, List<MailAddress>> domain : byDomain.entrySet()) {
             MailImpl part = MailImpl.duplicate(mail);
             part.setName(mail.getName() + "-" + domain.getKey());
             part.setRecipients(domain.getValue());
-            queueOf(domain.getKey()).enQueue(part);
+            store(domain.getKey(), part);
         }
+    }
+
+    /** Stores {@code mail} (every recipient in {@code domain}) in its lane; a tail domain's counts count it. */
+    private void store(String domain, Mail mail) throws Exception {
+        boolean counted = !router.laneOf(domain).dedicated() && tailCounts.enqueuing(domain, mail);
+        try {
+            queueOf(domain).enQueue(mail);
+        } catch (Exception | Error e) {
+            if (counted) {
+                tailCounts.enqueueFailed(mail);
+            }
+            throw e;
+        }
+    }
+
+    /** The tail domains' own counts on this node. */
+    public TailDomainCounts tailCounts() {
+        return tailCounts;
     }
 
     private MailQueue queueOf(String domain) {

@@ -2,6 +2,8 @@ package org.jameskvs.delivery;
 
 import java.time.Instant;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+
 /**
  * One lane as the admin route shows it, built from counters only (no mail is read): {@code queued} is
  * the lane queue's size (the KVS server's count: ready, delayed and in delivery), {@code delayed} the
@@ -9,14 +11,25 @@ import java.time.Instant;
  * those taken from the queue that wait for the lane's suspension to end, {@code ready} what remains;
  * {@code suspendedDomains}: the tail domains of a bucket suspended on their own, with their end;
  * {@code bounceOrders}: active bounce orders (a domain, or {@code *} for the whole lane) and their end;
- * {@code throttledRate}: the rate cap (mails/s) of a reply rule's throttle until {@code throttledUntil}, 0 when none.
+ * {@code throttledRate}: the rate cap (mails/s) of a reply rule's throttle until {@code throttledUntil}, 0 when none;
+ * {@code domain}: only in the answer for a tail domain ({@code GET /lanes/{domain}} of a domain in a bucket):
+ * that domain's own queued, delayed and in-flight counts on this node ({@link TailDomainCounts}), while the
+ * other fields are its bucket's.
  */
 public record LaneView(String lane, boolean dedicated, long queued, long ready, long delayed, int inFlight, int held,
                        int concurrency, int currentLimit, int openConnections, int maxOpenConnections, long connectionsOpened,
                        long delivered, long deferred, long bounced, long connectionFailures, String lastReply,
                        boolean suspended, String suspendedUntil, String suspensionReason, long suspensions,
                        java.util.Map<String, String> suspendedDomains, java.util.Map<String, String> bounceOrders,
-                       double throttledRate, String throttledUntil) {
+                       double throttledRate, String throttledUntil,
+                       @JsonInclude(JsonInclude.Include.NON_NULL) TailDomainCounts.View domain) {
+
+    /** This view with {@code domain}'s own counts (a tail domain of this bucket). */
+    public LaneView withDomain(TailDomainCounts.View domain) {
+        return new LaneView(lane, dedicated, queued, ready, delayed, inFlight, held, concurrency, currentLimit, openConnections,
+            maxOpenConnections, connectionsOpened, delivered, deferred, bounced, connectionFailures, lastReply, suspended,
+            suspendedUntil, suspensionReason, suspensions, suspendedDomains, bounceOrders, throttledRate, throttledUntil, domain);
+    }
 
     public static LaneView of(LaneState state) {
         LaneStats stats = state.stats();
@@ -31,6 +44,6 @@ public record LaneView(String lane, boolean dedicated, long queued, long ready, 
             until == null ? null : until.toString(), state.suspension().reason(), state.suspension().suspensions(),
             state.suspendedDomains(), state.bounces().active(), stats.throttledRate(System.currentTimeMillis()),
             stats.throttledUntil(System.currentTimeMillis()) == 0 ? null
-                : Instant.ofEpochMilli(stats.throttledUntil(System.currentTimeMillis())).toString());
+                : Instant.ofEpochMilli(stats.throttledUntil(System.currentTimeMillis())).toString(), null);
     }
 }

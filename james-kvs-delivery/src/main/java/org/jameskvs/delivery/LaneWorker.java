@@ -4,7 +4,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.apache.james.core.MailAddress;
 import org.apache.james.queue.api.MailQueue;
@@ -50,11 +52,13 @@ final class LaneWorker implements AutoCloseable {
     private final RatePacer pacer;
     private final SharedLimits limits;
     private final AdaptiveLimit limit;
+    private final TailDomainCounts tailCounts;
     private Disposable subscription;
 
     LaneWorker(LaneState state, MailQueue queue, MxResolver resolver, LaneDeliveryConfig config, Bouncer bouncer,
-               Scheduler io, Clock clock, DelayTiers delays, SharedLimits limits) {
+               Scheduler io, Clock clock, DelayTiers delays, SharedLimits limits, TailDomainCounts tailCounts) {
         this.state = state;
+        this.tailCounts = tailCounts;
         this.delays = delays;
         this.queue = queue;
         this.resolver = resolver;
@@ -170,6 +174,7 @@ final class LaneWorker implements AutoCloseable {
         Mail mail = item.getMail();
         LaneStats stats = state.stats();
         stats.inFlight.incrementAndGet();
+        tailCounts.deliveryStarted(mail);
         boolean reservationUsed = false;
         try {
             List<MailAddress> recipients = new ArrayList<>(mail.getRecipients());
@@ -200,8 +205,9 @@ final class LaneWorker implements AutoCloseable {
                 }
                 result = new TransactionResult(List.of(), recipients, List.of(), failure.reply());
             }
-            if (result.reply() != null && !result.reply().positive()) {
-                applyReplyRules(domainRule, domain, result.reply());
+            // every negative reply, a RCPT refused in a transaction that delivered to others included
+            for (SmtpReply negative : result.negativeReplies()) {
+                applyReplyRules(domainRule, domain, negative);
             }
             settle(item, mail, result);
             return feedback;
@@ -214,6 +220,7 @@ final class LaneWorker implements AutoCloseable {
                 connections.cancel(reservation, domain);
             }
             stats.inFlight.decrementAndGet();
+            tailCounts.deliveryEnded(mail);
         }
     }
 
@@ -279,10 +286,16 @@ final class LaneWorker implements AutoCloseable {
                 stats.deferred.incrementAndGet();
             }
         }
+        // one bounce per distinct reply: each recipient's bounce says what the server answered for it
+        Map<SmtpReply, List<MailAddress>> bounceByReply = new LinkedHashMap<>();
+        bounce.forEach(recipient -> bounceByReply.computeIfAbsent(result.replyFor(recipient), r -> new ArrayList<>()).add(recipient));
+        int part = 0;
+        for (Map.Entry<SmtpReply, List<MailAddress>> group : bounceByReply.entrySet()) {
+            Mail bounced = copyFor(mail, group.getValue(), part++ == 0 ? "-bounce" : "-bounce" + part);
+            bounced.setErrorMessage(String.valueOf(group.getKey()));
+            bouncer.bounce(bounced, group.getKey());
+        }
         if (!bounce.isEmpty()) {
-            Mail bounced = copyFor(mail, bounce, "-bounce");
-            bounced.setErrorMessage(String.valueOf(result.reply()));
-            bouncer.bounce(bounced, result.reply());
             stats.bounced.incrementAndGet();
         }
         complete(item, MailQueueItem.CompletionStatus.SUCCESS);
@@ -305,6 +318,9 @@ final class LaneWorker implements AutoCloseable {
     private void complete(MailQueueItem item, MailQueueItem.CompletionStatus status) {
         try {
             item.done(status);
+            if (status == MailQueueItem.CompletionStatus.SUCCESS) {
+                tailCounts.leftLane(item.getMail());
+            }
         } catch (Exception e) {
             LOGGER.error("Lane {}: cannot complete mail {} ({}); the queue hands it out again", state.lane().name(),
                 item.getMail().getName(), status, e);

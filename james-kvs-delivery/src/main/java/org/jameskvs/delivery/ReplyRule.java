@@ -19,6 +19,9 @@ import java.util.regex.PatternSyntaxException;
  * <li>{@code text}: a Java regular expression found anywhere in the reply text (enhanced code included),
  * case-insensitive, so a plain phrase such as {@code too many connections} is a substring match.</li>
  * </ul>
+ * The replies a rule sees: a failed connection's (greeting, a 421 at any point) and every negative
+ * reply of a transaction once (each RCPT refused, also in a transaction that delivered to the other
+ * recipients, and the deciding MAIL, DATA or end-of-DATA reply).
  * Replies made up for a failure that got none (connect refused, timeout) never match. With
  * {@code action=bounce} the rule, at its threshold, orders the destination's mail bounced (queued or
  * arriving, as an administrator's bounce order does) for {@code bounceForMillis} (an alias of

@@ -12,7 +12,9 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import javax.mail.MessagingException;
 import javax.mail.internet.MimeMessage;
@@ -117,6 +119,7 @@ public final class SmtpSession implements AutoCloseable {
             List<MailAddress> accepted = new ArrayList<>();
             List<MailAddress> temporary = new ArrayList<>();
             List<MailAddress> permanent = new ArrayList<>();
+            Map<MailAddress, SmtpReply> refusals = new LinkedHashMap<>();
             SmtpReply decisive = null;
             if (!mail.positive() && !pipelining) {
                 reset();
@@ -128,12 +131,15 @@ public final class SmtpSession implements AutoCloseable {
                     accepted.add(recipient);
                 } else {
                     (rcpt.permanent() ? permanent : temporary).add(recipient);
+                    if (mail.positive()) { // after a refused MAIL the RCPT replies say nothing of the recipient
+                        refusals.put(recipient, rcpt);
+                    }
                     decisive = rcpt;
                 }
             }
             if (accepted.isEmpty() && !pipelining) {
                 reset();
-                return new TransactionResult(List.of(), temporary, permanent, decisive);
+                return new TransactionResult(List.of(), temporary, permanent, decisive, refusals);
             }
             SmtpReply data = checked(pipelining ? read(config.commandTimeout()) : command("DATA"));
             if (!mail.positive() || accepted.isEmpty() || data.code() != 354) {
@@ -147,9 +153,11 @@ public final class SmtpSession implements AutoCloseable {
                     return allRecipients(recipients, mail);
                 }
                 if (accepted.isEmpty()) {
-                    return new TransactionResult(List.of(), temporary, permanent, decisive);
+                    return new TransactionResult(List.of(), temporary, permanent, decisive, refusals);
                 }
-                return allRecipients(recipients, data);
+                // DATA refused: the accepted recipients share its fate, the refused ones keep their own reply
+                (data.permanent() ? permanent : temporary).addAll(accepted);
+                return new TransactionResult(List.of(), temporary, permanent, data, refusals);
             }
             DotStuffingOutputStream body = new DotStuffingOutputStream(out);
             message.writeTo(body);
@@ -157,9 +165,9 @@ public final class SmtpSession implements AutoCloseable {
             SmtpReply end = checked(read(config.dataTimeout()));
             if (!end.positive()) {
                 (end.permanent() ? permanent : temporary).addAll(accepted);
-                return new TransactionResult(List.of(), temporary, permanent, end);
+                return new TransactionResult(List.of(), temporary, permanent, end, refusals);
             }
-            return new TransactionResult(accepted, temporary, permanent, end);
+            return new TransactionResult(accepted, temporary, permanent, end, refusals);
         } catch (IOException | MessagingException e) {
             close();
             throw new SmtpFailure(SmtpReply.noReply(describe(e)), false, e);

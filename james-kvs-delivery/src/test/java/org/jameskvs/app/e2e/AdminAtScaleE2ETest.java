@@ -23,6 +23,7 @@ import org.jameskvs.delivery.TestConfigs;
 import org.jameskvs.delivery.TestMails;
 import org.jameskvs.testkit.FreePorts;
 import org.jameskvs.testkit.KvsServerProcess;
+import org.jameskvs.testkit.ReportChart;
 import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -42,7 +43,10 @@ import spark.Service;
  * service in this JVM (as James's webadmin serves them). Printed: how long {@code GET /lanes} (every
  * lane's counts) and {@code GET /lanes/{domain}} take (after a warm-up: least, median, largest), and
  * this JVM's live heap before and after the mails were queued. Asserted (correctness only, no timing):
- * every lane's {@code queued} equals the mails put in it, and a domain's route names its lane. The
+ * every lane's {@code queued} equals the mails put in it, a domain's route names its lane and, for a tail
+ * domain, gives that domain's own count in its {@code domain} field. Written:
+ * lanes-admin.md and lanes-admin.png ({@link LaneReport}), the request times of every size run into the
+ * same report directory. The
  * issue's size: {@code -Dlanes.admin.mails=1000000 -Dlanes.admin.domains=10000}.
  */
 class AdminAtScaleE2ETest {
@@ -124,6 +128,7 @@ class AdminAtScaleE2ETest {
                 all[0] / 1e6, all[all.length / 2] / 1e6, all[all.length - 1] / 1e6, REQUESTS,
                 one[0] / 1e6, one[one.length / 2] / 1e6, one[one.length - 1] / 1e6,
                 heapEmpty / 1e6, heapFull / 1e6, (heapFull - heapEmpty) / 1e6, (heapFull - heapEmpty) / (double) MAILS);
+            report(registry.lanes().size(), fillSeconds, all, one, heapEmpty, heapFull);
             assertThat(total).as("mails counted over every lane").isEqualTo(MAILS);
             assertThat(queued).as("each lane's count").containsAllEntriesOf(expected);
             assertThat(queued.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(MAILS);
@@ -133,6 +138,17 @@ class AdminAtScaleE2ETest {
                 assertThat(view.get("lane").asText()).isEqualTo(lane);
                 assertThat(view.get("queued").asLong()).isEqualTo(expected.get(lane));
                 assertThat(view.get("suspended").asBoolean()).isTrue();
+                if (d < DEDICATED) {
+                    assertThat(view.has("domain")).as("a dedicated domain's answer is its lane's").isFalse();
+                } else { // a tail domain: its own count besides its bucket's
+                    JsonNode own = view.get("domain");
+                    assertThat(own.get("domain").asText()).isEqualTo(domain(d));
+                    assertThat(own.get("counted").asBoolean()).isTrue();
+                    assertThat(own.get("queued").asLong()).isEqualTo(MAILS / DOMAINS + (d < MAILS % DOMAINS ? 1 : 0));
+                    assertThat(own.get("delayed").asLong()).isZero();
+                    assertThat(own.get("inFlight").asLong()).isZero();
+                    assertThat(view.get("queued").asLong()).as("the bucket's").isGreaterThan(own.get("queued").asLong());
+                }
             }
             for (LaneState lane : registry.lanes()) {
                 assertThat(lane.stats().delivered()).as("nothing delivered from %s", lane.lane().name()).isZero();
@@ -141,6 +157,39 @@ class AdminAtScaleE2ETest {
             http.stop();
             http.awaitStop();
         }
+    }
+
+    /**
+     * lanes-admin.md and .png: this size's request times with those of the other sizes measured into the
+     * same report directory (lanes-admin.tsv), one group of bars per size.
+     */
+    private static void report(int lanes, double fillSeconds, long[] all, long[] one, long heapEmpty, long heapFull)
+            throws java.io.IOException {
+        String size = String.format("%,d mails / %,d domains, %d lanes", MAILS, DOMAINS, lanes);
+        Map<String, List<Double>> sizes = LaneReport.accumulate("admin", size, List.of(all[all.length / 2] / 1e6,
+            all[all.length - 1] / 1e6, one[one.length / 2] / 1e6, one[one.length - 1] / 1e6));
+        String[] series = {"GET /lanes median", "GET /lanes largest", "GET /lanes/{domain} median", "GET /lanes/{domain} largest"};
+        ReportChart chart = ReportChart.bars("Lane counts over HTTP: " + REQUESTS + " requests per size (target <= 200 ms)",
+            null, "ms");
+        StringBuilder md = new StringBuilder("# Per-destination counts at scale (AdminAtScaleE2ETest)\n\n")
+            .append(String.format("This run: %s (%d dedicated), queued in %.1f s; GET /lanes least / median / largest"
+                    + " %.1f / %.1f / %.1f ms, GET /lanes/{domain} %.1f / %.1f / %.1f ms over %d requests each; live heap"
+                    + " %.1f -> %.1f MB (%+.1f MB). Load average at the end: %.1f on %d cores.%n%n",
+                size, DEDICATED, fillSeconds, all[0] / 1e6, all[all.length / 2] / 1e6, all[all.length - 1] / 1e6,
+                one[0] / 1e6, one[one.length / 2] / 1e6, one[one.length - 1] / 1e6, REQUESTS, heapEmpty / 1e6,
+                heapFull / 1e6, (heapFull - heapEmpty) / 1e6,
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+                Runtime.getRuntime().availableProcessors()))
+            .append("| size | ").append(String.join(" (ms) | ", series)).append(" (ms) |\n|---|---|---|---|---|\n");
+        sizes.forEach((key, values) -> {
+            md.append("| ").append(key);
+            for (int i = 0; i < series.length; i++) {
+                md.append(String.format(" | %.1f", values.get(i)));
+                chart.bar(series[i], key, values.get(i));
+            }
+            md.append(" |\n");
+        });
+        LaneReport.write("admin", md.toString(), chart, "GET /lanes and GET /lanes/{domain} latency per size");
     }
 
     private static String domain(int d) {

@@ -25,6 +25,7 @@ import org.jameskvs.delivery.TestMails;
 import org.jameskvs.delivery.target.Behaviour;
 import org.jameskvs.delivery.target.DomainSmtpTarget;
 import org.jameskvs.testkit.KvsServerProcess;
+import org.jameskvs.testkit.ReportChart;
 import org.junit.jupiter.api.Test;
 
 import reactor.core.publisher.Flux;
@@ -37,7 +38,7 @@ import reactor.core.publisher.Mono;
  * accepts. The ready flow's mails/s before the backlog, twice with it (the first right after the
  * backlog was written, while the machine still writes it back to disk), and once it was cleared (as
  * warm as the runs with it: the fair baseline), and this JVM's live heap before and after the backlog was
- * stored, are printed. Asserted: no delayed mail leaves its delay queue
+ * stored, are printed and written (lanes-delays.md and its chart lanes-delays.png, {@link LaneReport}). Asserted: no delayed mail leaves its delay queue
  * early, every ready mail arrives, and the heap grows by at most the issue's budget (64 MB per
  * 1,000,000 delayed mails) while they wait.
  *
@@ -94,6 +95,17 @@ class DelayedBacklogE2ETest {
                         + " queue%n",
                     DELAYED, parkSeconds, DELAYED / parkSeconds, READY, before, withFirst, with, after, with / after, heapEmpty / 1e6,
                     heapDelayed / 1e6, (heapDelayed - heapEmpty) / (double) DELAYED, heapAfter / 1e6, stillDelayed);
+                ReportChart chart = ReportChart.bars(String.format("Ready flow (%,d mails) with %,d delayed mails waiting: %.2fx",
+                        READY, DELAYED, with / after), null, "ready mails/s")
+                    .bar("mails/s", "before the backlog", before).bar("mails/s", "with it, just written", withFirst)
+                    .bar("mails/s", "with it, again", with).bar("mails/s", "once cleared", after);
+                LaneReport.write("delays", String.format("# Delayed mail at scale (DelayedBacklogE2ETest)%n%n"
+                        + "| N delayed | stored in | ready mails/s before N / with N (just written, again) / N cleared | live heap empty -> with N | still delayed |%n"
+                        + "|---|---|---|---|---|%n| %,d | %.1f s | %.0f / %.0f then %.0f / %.0f (**%.2fx**) | %.1f MB -> %.1f MB | %,d |%n%n"
+                        + "Load average at the end: %.1f on %d cores.%n",
+                    DELAYED, parkSeconds, before, withFirst, with, after, with / after, heapEmpty / 1e6, heapDelayed / 1e6, stillDelayed,
+                    java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+                    Runtime.getRuntime().availableProcessors()), chart, "ready throughput with vs without the delayed backlog");
                 assertThat(stillDelayed).as("delayed mails still waiting").isEqualTo(DELAYED);
                 assertThat(target.domain(DOMAIN).distinctMessageIds()).isEqualTo(5 * READY);
                 assertThat(heapDelayed - heapEmpty).as("heap growth with %,d delayed mails", DELAYED)

@@ -1,6 +1,7 @@
 package org.jameskvs.app.e2e;
 
 import org.jameskvs.testkit.KvsServerProcess;
+import org.jameskvs.testkit.ReportChart;
 import org.jameskvs.testkit.james.JamesProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,7 +28,8 @@ import org.junit.jupiter.api.Test;
  * target. Three phases on the same James, each sending {@code lanes.bench.mails} (default 2,000) mails,
  * half to one heavy domain: the heavy domain accepts (the baseline), answers 421 to everything, or
  * never sends its greeting (the client's greeting timeout is RFC 5321's 5 min), after a warm-up phase
- * and with the baseline run again at the end. Prints, and writes to target/lanes-isolation.md, the
+ * and with the baseline run again at the end. Prints, and writes to lanes-isolation.md with its chart lanes-isolation.png (in
+ * {@code -Dlanes.report.dir}, default target/), the
  * healthy domains' mails/s and p99 latency and their ratios to the mean of the two baselines. Run:
  * <pre>
  * mvn -o -pl james-kvs-delivery package -DskipTests
@@ -113,12 +115,21 @@ class LaneIsolationBenchE2ETest {
                     report.append(r.line()).append('\n');
                 }
                 report.append("```\n\n").append(reaction).append("\n\n");
+                ReportChart chart = ReportChart.bars("Other domains with a bad domain vs baseline (" + MAILS + " mails per phase)",
+                    null, "ratio to the baseline (mean of the two heavy-accepts phases)");
                 for (IsolationPhase.Result r : results.subList(1, 3)) {
+                    double rate = r.healthyPerSecond() / base.healthyPerSecond();
+                    double p99 = (double) r.p99Millis() / Math.max(1, base.p99Millis());
                     report.append(String.format("- %s: healthy mails/s ratio %.2f (target >= 0.95), p99 ratio %.2f (target <= 1.2)%n",
-                        r.name(), r.healthyPerSecond() / base.healthyPerSecond(), (double) r.p99Millis() / Math.max(1, base.p99Millis())));
+                        r.name(), rate, p99));
+                    chart.bar("mails/s ratio (target >= 0.95)", r.name(), rate).bar("p99 ratio (target <= 1.2)", r.name(), p99);
                 }
+                report.append(String.format("%nLoad average at the end: %.1f on %d cores.%n",
+                    java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+                    Runtime.getRuntime().availableProcessors()));
                 System.out.println(report);
-                LaneJames.writeReport(Path.of("target/lanes-isolation.md"), report.toString());
+                LaneReport.write("isolation", report.toString(), chart,
+                    "other domains' mails/s and p99 with the bad domain, as ratios to the baseline");
 
                 assertThat(target.domain("heavy-421.test").accepted()).isZero();
                 assertThat(target.domain("heavy-stall.test").accepted()).isZero();

@@ -3,7 +3,6 @@ package org.jameskvs.app.e2e;
 import org.jameskvs.testkit.james.JamesConf;
 import org.jameskvs.testkit.james.JamesProcess;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,10 +53,5 @@ final class LaneJames {
             }
             Thread.sleep(100);
         }
-    }
-
-    static void writeReport(Path path, String text) throws IOException {
-        Files.createDirectories(path.getParent());
-        Files.writeString(path, text);
     }
 }

@@ -17,6 +17,7 @@ import java.util.stream.IntStream;
 import org.jameskvs.delivery.target.Behaviour;
 import org.jameskvs.delivery.target.DomainSmtpTarget;
 import org.jameskvs.testkit.KvsServerProcess;
+import org.jameskvs.testkit.ReportChart;
 import org.jameskvs.testkit.james.JamesConf;
 import org.jameskvs.testkit.james.JamesProcess;
 import org.jameskvs.testkit.smtp.SmtpLoadSender;
@@ -32,7 +33,9 @@ import com.fasterxml.jackson.databind.JsonNode;
  * {@code code=4xx; text=rate limited|too many connections; suspendAfterFailures=3} suspends only the
  * first (for SUSPEND_SECONDS); the second keeps being retried and is never suspended. The first's
  * suspension expires by itself: once it does (no administrator), its mail is delivered, none of it
- * before the suspension's end, every mail once.
+ * before the suspension's end, every mail once. Written: lanes-shaping.md and its chart
+ * lanes-shaping.png ({@link LaneReport}): the time from the suspension to the last connection opened,
+ * from its expiry to the first connection and the first mail.
  */
 class ReplyTextRuleE2ETest {
     private static final int PER_DOMAIN = 20;
@@ -90,6 +93,7 @@ class ReplyTextRuleE2ETest {
             long firstArrival = Collections.min(target.domain(LIMITED).arrivals().values());
             System.out.printf("ReplyTextRuleE2ETest: %s suspended until %s, first mail arrived %s (%+d ms)%n",
                 LIMITED, until, Instant.ofEpochMilli(firstArrival), firstArrival - until.toEpochMilli());
+            report(target.domain(LIMITED), until, firstArrival);
             assertThat(firstArrival).as("no delivery to %s before its suspension ended", LIMITED)
                 .isGreaterThanOrEqualTo(until.toEpochMilli());
             assertThat(target.domain(LIMITED).accepted()).as("duplicates").isEqualTo(PER_DOMAIN);
@@ -101,6 +105,33 @@ class ReplyTextRuleE2ETest {
             assertThat(target.domain(BUSY).accepted()).as("duplicates").isEqualTo(PER_DOMAIN);
             assertThat(target.domain(OK).accepted()).as("duplicates").isEqualTo(PER_DOMAIN);
         }
+    }
+
+    /**
+     * lanes-shaping.md and .png: from the suspension's start (its end minus its length) to the last
+     * connection opened to the domain before its end, and from its end to the first connection and the
+     * first mail after it.
+     */
+    private static void report(DomainSmtpTarget.Domain domain, Instant until, long firstArrival) throws java.io.IOException {
+        long end = until.toEpochMilli();
+        long start = end - SUSPEND_SECONDS * 1000L;
+        java.util.List<Long> opens = domain.connectionOpenTimes();
+        long lastBefore = opens.stream().filter(t -> t < end).mapToLong(Long::longValue).max().orElse(start);
+        long firstAfter = opens.stream().filter(t -> t >= end).mapToLong(Long::longValue).min().orElse(-1);
+        ReportChart chart = ReportChart.bars(String.format("%s: a %d s suspension by replyRule1", LIMITED, SUSPEND_SECONDS), null,
+                "ms (negative: before the event)")
+            .bar("ms", "suspension start -> last connection opened before its end", lastBefore - start)
+            .bar("ms", "suspension end -> first connection opened", firstAfter < 0 ? 0 : firstAfter - end)
+            .bar("ms", "suspension end -> first mail arrived", firstArrival - end);
+        LaneReport.write("shaping", String.format("# Reply-driven suspension and its expiry (ReplyTextRuleE2ETest)%n%n"
+                + "%s suspended %d s by replyRule1 (ends %s). Last connection opened before the end: %+d ms from the"
+                + " suspension's start (%d connections opened in all); first connection after the end: %s; first mail"
+                + " after the end: %+d ms. Load average at the end: %.1f on %d cores.%n",
+                LIMITED, SUSPEND_SECONDS, until, lastBefore - start, opens.size(),
+                firstAfter < 0 ? "none" : String.format("%+d ms", firstAfter - end), firstArrival - end,
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+                Runtime.getRuntime().availableProcessors()),
+            chart, "time from the suspension to the last connection, from its expiry to the first connection and mail");
     }
 
     /** Both 451 domains dedicated; retries every 300 ms; the rule as a mailet parameter in mailetcontainer.xml. */

@@ -26,6 +26,7 @@ import org.jameskvs.delivery.TestMails;
 import org.jameskvs.delivery.target.Behaviour;
 import org.jameskvs.delivery.target.DomainSmtpTarget;
 import org.jameskvs.testkit.KvsServerProcess;
+import org.jameskvs.testkit.ReportChart;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,7 +35,9 @@ import org.junit.jupiter.api.Test;
  * destination's mail to the per-domain target. The target counts the connections open at once: never
  * above the lane's limit, although each node alone may open that many. The two nodes pace half the
  * lane's rate each once each sees the other; the delivered rate over the run and per window is printed
- * (not asserted: the machine is shared). Longer, 60 s windows:
+ * (not asserted: the machine is shared) and written with their charts (lanes-limits-connections.md/.png:
+ * the connections open over time vs the limit; lanes-limits-rate.md/.png: the rate per window vs the
+ * lane's; {@link LaneReport}). Longer, 60 s windows:
  * {@code -Dlanes.shared.perNode=1500 -Dlanes.shared.windowSeconds=60} (2 x 1,500 mails at 40/s: 75 s).
  */
 class SharedLaneLimitsE2ETest {
@@ -58,6 +61,22 @@ class SharedLaneLimitsE2ETest {
             DomainSmtpTarget.Domain domain = target.domain(DOMAIN);
             System.out.printf("SharedLaneLimitsE2ETest: %d mails from 2 nodes, %d connections, at most %d open at once (limit %d)%n",
                 domain.accepted(), domain.connections(), domain.maxConcurrentConnections(), LIMIT);
+            ReportChart chart = ReportChart.lines(String.format("Connections open at the target, 2 nodes x %,d mails (limit %d)",
+                PER_NODE, LIMIT), "seconds since the first connection", "connections open at once");
+            List<long[]> timeline = domain.openConnectionsTimeline();
+            long previous = 0;
+            for (long[] change : timeline) { // a step line: the count holds until the next change
+                double at = (change[0] - timeline.get(0)[0]) / 1000.0;
+                chart.point("connections open", at, previous).point("connections open", at, change[1]);
+                previous = change[1];
+            }
+            double end = (timeline.get(timeline.size() - 1)[0] - timeline.get(0)[0]) / 1000.0;
+            chart.point("limit", 0, LIMIT).point("limit", end, LIMIT);
+            LaneReport.write("limits-connections", String.format("# Lane connection limit across two nodes (SharedLaneLimitsE2ETest)%n%n"
+                    + "2 x %,d mails, limit %d: at most **%d** connections open at once (%,d connections in all); %,d mails"
+                    + " delivered. Load average at the end: %.1f on %d cores.%n", PER_NODE, LIMIT, domain.maxConcurrentConnections(),
+                    domain.connections(), domain.accepted(), loadAverage(), Runtime.getRuntime().availableProcessors()),
+                chart, "concurrent connections over time vs the limit");
             assertThat(domain.maxConcurrentConnections()).isLessThanOrEqualTo(LIMIT);
             assertThat(domain.accepted()).isEqualTo(2L * PER_NODE);
         }
@@ -80,6 +99,8 @@ class SharedLaneLimitsE2ETest {
                 RATE, arrivals.size(), seconds, rate, 100 * rate / RATE));
             long window = WINDOW.toMillis();
             long start = arrivals.get(0);
+            ReportChart chart = ReportChart.lines(String.format("Lane rate across 2 nodes, 2 x %,d mails: mails/s per %d s window",
+                PER_NODE, window / 1000), "window start (s since the first arrival)", "mails/s");
             for (long w = 0; (w + 1) * window <= arrivals.get(arrivals.size() - 1) - start; w++) {
                 long from = start + w * window;
                 long count = arrivals.stream().filter(t -> t >= from && t < from + window).count();
@@ -88,8 +109,12 @@ class SharedLaneLimitsE2ETest {
                 double windowRate = count * 1000.0 / window;
                 report.append(String.format("  window %d (%d s): %.2f mails/s (%.1f %% of %d; node a %d, node b %d mails)%n", w,
                     window / 1000, windowRate, 100 * windowRate / RATE, RATE, fromA, count - fromA));
+                chart.point("delivered", w * window / 1000.0, windowRate).point("target (lane rate)", w * window / 1000.0, RATE);
             }
             System.out.print(report);
+            LaneReport.write("limits-rate", String.format("# Lane rate across two nodes (SharedLaneLimitsE2ETest)%n%n```%n%s```%n%n"
+                    + "Load average at the end: %.1f on %d cores.%n", report, loadAverage(), Runtime.getRuntime().availableProcessors()),
+                chart, "the rate per window vs the target");
             assertThat(arrivals).hasSize(2 * PER_NODE);
         }
     }
@@ -140,6 +165,10 @@ class SharedLaneLimitsE2ETest {
                 }
             }
         }
+    }
+
+    private static double loadAverage() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
     private static java.util.Set<String> ids(String tag, int count) {

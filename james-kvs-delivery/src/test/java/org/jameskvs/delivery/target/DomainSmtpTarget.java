@@ -28,7 +28,9 @@ import java.util.regex.Pattern;
  * (127.0.0.2, 127.0.0.3, ...; the whole 127/8 block is loopback on Linux), all on one port, and its
  * own {@link Behaviour}, changeable while running. Per domain it counts the mails accepted (and their
  * distinct Message-IDs, to see duplicates), the connections, the most connections open at once, and
- * the transactions a client pipelined (the target offers PIPELINING).
+ * the transactions a client pipelined (the target offers PIPELINING); it keeps the connections open
+ * over time (for the reports' charts), and refuses chosen recipients with their own reply
+ * ({@link Domain#refuseRecipient}) while accepting the others.
  */
 public final class DomainSmtpTarget implements AutoCloseable {
     private static final Pattern MESSAGE_ID = Pattern.compile("(?im)^Message-ID:\\s*(\\S+)");
@@ -48,6 +50,10 @@ public final class DomainSmtpTarget implements AutoCloseable {
         private final AtomicLong refusedRcpts = new AtomicLong();
         private final Set<String> messageIds = ConcurrentHashMap.newKeySet();
         private final Map<String, Long> firstArrivalMillis = new ConcurrentHashMap<>();
+        private final Map<String, String> recipientReplies = new ConcurrentHashMap<>();
+        /** (epoch ms, connections open after it) at each open and close, the first MAX_TIMELINE changes. */
+        private final java.util.Queue<long[]> timeline = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        private final AtomicInteger timelineSize = new AtomicInteger();
 
         private Domain(String name, InetAddress address, ServerSocket server, Behaviour behaviour) {
             this.name = name;
@@ -66,6 +72,43 @@ public final class DomainSmtpTarget implements AutoCloseable {
 
         public void behave(Behaviour behaviour) {
             this.behaviour = behaviour;
+        }
+
+        /**
+         * RCPT to {@code address} (case-insensitive) answered {@code reply} (a full reply line, e.g.
+         * {@code 550 5.1.1 no such user}), whatever the behaviour; the other recipients as the behaviour says.
+         */
+        public void refuseRecipient(String address, String reply) {
+            recipientReplies.put(address.toLowerCase(java.util.Locale.ROOT), reply);
+        }
+
+        /**
+         * The connections open over time: (epoch ms, connections open from then on) at each open and
+         * close, in order, the first MAX_TIMELINE changes.
+         */
+        public List<long[]> openConnectionsTimeline() {
+            List<long[]> changes = new ArrayList<>(timeline);
+            changes.sort(java.util.Comparator.comparingLong(c -> c[0]));
+            return changes;
+        }
+
+        /** When (epoch ms) each connection was opened, in order (the first MAX_TIMELINE changes' opens). */
+        public List<Long> connectionOpenTimes() {
+            List<Long> opens = new ArrayList<>();
+            long previous = 0;
+            for (long[] change : openConnectionsTimeline()) {
+                if (change[1] > previous) {
+                    opens.add(change[0]);
+                }
+                previous = change[1];
+            }
+            return opens;
+        }
+
+        private void recordOpen(int openNow) {
+            if (timelineSize.incrementAndGet() <= MAX_TIMELINE) {
+                timeline.add(new long[] {System.currentTimeMillis(), openNow});
+            }
         }
 
         /** Mails answered 250 at the end of DATA (duplicates included). */
@@ -118,6 +161,9 @@ public final class DomainSmtpTarget implements AutoCloseable {
             return open.get();
         }
     }
+
+    /** Open/close changes kept per domain for {@link Domain#openConnectionsTimeline()}. */
+    public static final int MAX_TIMELINE = 200_000;
 
     private final int port;
     private final Map<String, Domain> domains;
@@ -207,14 +253,20 @@ public final class DomainSmtpTarget implements AutoCloseable {
 
     private void serve(Domain domain, Socket socket) {
         domain.connections.incrementAndGet();
-        int open = domain.open.incrementAndGet();
+        int open;
+        synchronized (domain.timeline) { // the count and its timestamp in the same order as the changes
+            open = domain.open.incrementAndGet();
+            domain.recordOpen(open);
+        }
         domain.maxOpen.accumulateAndGet(open, Math::max);
         // A connection stops counting as open before its last reply (421, 221) is written: the client may
         // open the next one as soon as it reads that reply, and must not be seen as over its limit.
         java.util.concurrent.atomic.AtomicBoolean counted = new java.util.concurrent.atomic.AtomicBoolean(true);
         Runnable leave = () -> {
             if (counted.getAndSet(false)) {
-                domain.open.decrementAndGet();
+                synchronized (domain.timeline) {
+                    domain.recordOpen(domain.open.decrementAndGet());
+                }
             }
         };
         try (socket) {
@@ -262,7 +314,11 @@ public final class DomainSmtpTarget implements AutoCloseable {
                 }
                 case "RCPT" -> {
                     Behaviour now = domain.behaviour;
-                    if (now.kind() == Behaviour.Kind.RCPT_REPLY && !now.rcptReply().startsWith("2")) {
+                    String own = domain.recipientReplies.get(addressOf(line));
+                    if (own != null) {
+                        domain.refusedRcpts.incrementAndGet();
+                        reply(out, own);
+                    } else if (now.kind() == Behaviour.Kind.RCPT_REPLY && !now.rcptReply().startsWith("2")) {
                         domain.refusedRcpts.incrementAndGet();
                         reply(out, now.rcptReply());
                     } else {
@@ -299,6 +355,13 @@ public final class DomainSmtpTarget implements AutoCloseable {
                 default -> reply(out, "500 unknown command");
             }
         }
+    }
+
+    /** The address between the angle brackets of a MAIL or RCPT line, lower case ("" if none). */
+    private static String addressOf(String line) {
+        int open = line.indexOf('<');
+        int close = line.indexOf('>', open + 1);
+        return open < 0 || close < 0 ? "" : line.substring(open + 1, close).toLowerCase(java.util.Locale.ROOT);
     }
 
     private static String readData(InputStream in) throws IOException {
