@@ -76,6 +76,10 @@ public class KvsQueues implements AutoCloseable {
      * exceptionally with a {@link KvsException} carrying the open's status.
      */
     public CompletableFuture<KvsQueue> open(String name) {
+        CompletableFuture<KvsQueue> opened = open.get(name);
+        if (opened != null && opened.isDone() && !opened.isCompletedExceptionally()) {
+            return opened; // the common case, once per store and per delete: nothing to register
+        }
         CompletableFuture<KvsQueue> handle = open.computeIfAbsent(name, this::openOnServer);
         // Outside computeIfAbsent: an open that failed at once must not remove itself inside it.
         handle.whenComplete((queue, failure) -> {

@@ -23,6 +23,8 @@ final class PriorityLevels {
 
     private final KvsQueues queues;
     private final String baseName;
+    /** The KVS queue name of each level, built once. */
+    private final String[] names;
     private final NavigableSet<Integer> known = new ConcurrentSkipListSet<>(Comparator.reverseOrder());
     /** {@link #known} as a list, rebuilt only when a level is added (the readers ask for it per mail). */
     private volatile List<Integer> snapshot = List.of();
@@ -31,6 +33,10 @@ final class PriorityLevels {
     PriorityLevels(KvsQueues queues, String jamesQueueName) {
         this.queues = queues;
         this.baseName = queues.configuration().mailQueuePrefix() + jamesQueueName + LEVEL_SEPARATOR;
+        this.names = new String[MailPriority.HIGHEST + 1];
+        for (int level = MailPriority.LOWEST; level <= MailPriority.HIGHEST; level++) {
+            names[level] = baseName + level;
+        }
     }
 
     /**
@@ -64,9 +70,18 @@ final class PriorityLevels {
         return queue;
     }
 
-    /** Like {@link #queue} without blocking: fails with the open's {@code KvsException}. */
+    /**
+     * Like {@link #queue} without blocking: fails with the open's {@code KvsException}. Called once per
+     * store and per delete: a level already known gets the open handle as it is (no name built, no stage
+     * added).
+     */
     CompletableFuture<KvsQueue> open(int level) {
-        return queues.open(baseName + level).thenApply(queue -> {
+        boolean inRange = level >= MailPriority.LOWEST && level <= MailPriority.HIGHEST;
+        CompletableFuture<KvsQueue> handle = queues.open(inRange ? names[level] : baseName + level);
+        if (snapshot.contains(level)) {
+            return handle;
+        }
+        return handle.thenApply(queue -> {
             know(level);
             return queue;
         });

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.jameskvs.client.Ack;
 import org.jameskvs.client.KvsException;
@@ -20,7 +22,10 @@ import reactor.util.retry.Retry;
 /**
  * Writes one James queue's mail into its KVS queues: stores the copies enqueued, deletes the ones
  * done; opens the level's KVS queue first, and retries (Reactor's {@link Retry#backoff}: 50 ms doubling
- * to 1 s) what the kind of write allows.
+ * to 1 s) what the kind of write allows. The first attempt is plain {@link CompletableFuture}s, no Reactor
+ * object: it is the only one nearly every write makes, and it runs once per enqueue and per delete on
+ * James's hot path; the Reactor retry pipeline is built only for a write whose first answer is to be
+ * retried.
  * <ul>
  * <li><b>Intake enqueue</b> (into an intake queue, by a caller that answers a client still holding
  *   the mail: SMTP, JMAP; see {@code intakeCallers}): a refusal or an unknown outcome fails the
@@ -57,6 +62,7 @@ final class StoreWrites {
     private final Fencing fencing;
     private final OverdueEnqueues overdue;
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+    private final LongAdder retriedWrites = new LongAdder();
 
     StoreWrites(String queueName, PriorityLevels levels, KvsSpoolConfiguration configuration, Fencing fencing,
                 OverdueEnqueues overdue) {
@@ -88,6 +94,15 @@ final class StoreWrites {
     /** James is stopping: waiting enqueues end, no retry starts. */
     void stop() {
         stopped.complete(null);
+    }
+
+    /** Writes whose first attempt got an answer to retry (each built a retry pipeline); for tests. */
+    long retriedWrites() {
+        return retriedWrites.sum();
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 
     /** An answer the kind of write retries: the signal {@link Retry} acts on. */
@@ -134,8 +149,36 @@ final class StoreWrites {
             return isDelete() ? "DELETE" : "PUT";
         }
 
+        /**
+         * The first attempt as plain futures: nearly every write ends there, and building the Reactor
+         * retry pipeline for each one cost about 5 % of James's CPU under load. Only an answer to
+         * retry builds it ({@link #retried}).
+         */
         CompletableFuture<Ack> run() {
-            return Mono.defer(this::attempt)
+            CompletableFuture<Ack> first;
+            try {
+                first = attempt();
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            return first.exceptionallyCompose(failure -> {
+                Throwable cause = unwrap(failure);
+                return cause instanceof Retryable retryable ? retried(retryable) : CompletableFuture.failedFuture(cause);
+            });
+        }
+
+        /**
+         * The first attempt answered {@code firstAnswer}: the same rules decide on it as on every later
+         * answer (an intake past its deadline ends with it), then later attempts follow with Reactor's
+         * {@link Retry#backoff} (50 ms doubling to 1 s, no jitter).
+         */
+        private CompletableFuture<Ack> retried(Retryable firstAnswer) {
+            retriedWrites.increment();
+            AtomicReference<Retryable> replay = new AtomicReference<>(firstAnswer);
+            return Mono.defer(() -> {
+                    Retryable answered = replay.getAndSet(null);
+                    return answered != null ? Mono.<Ack>error(answered) : Mono.fromFuture(attempt());
+                })
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, FIRST_BACKOFF).maxBackoff(MAX_BACKOFF).jitter(0)
                     .filter(e -> e instanceof Retryable && (!intake || System.nanoTime() < limitAt))
                     .doBeforeRetry(signal -> beforeRetry(((Retryable) signal.failure()).ack))
@@ -146,23 +189,25 @@ final class StoreWrites {
                 .toFuture();
         }
 
-        /** One attempt: an answer that ends the write, or a {@link Retryable} error. */
-        private Mono<Ack> attempt() {
+        /** One attempt: an answer that ends the write, or a {@link Retryable} failure. */
+        private CompletableFuture<Ack> attempt() {
             if (stopped.isDone()) {
-                return intake ? Mono.just(Ack.failed(Status.SHUTTING_DOWN, "James is stopping")) : abandon("James is stopping");
+                return intake ? CompletableFuture.completedFuture(Ack.failed(Status.SHUTTING_DOWN, "James is stopping"))
+                    : abandon("James is stopping");
             }
             // A fenced node still tries a delete once: the mail it delivered is then not delivered again.
             if (fencing.isFenced() && !(isDelete() && attempts == 0)) {
                 return fenced();
             }
             attempts++;
-            return Mono.fromFuture(levels.open(level).thenCompose(this::send).exceptionally(Write::openFailure))
-                .flatMap(ack -> {
-                    if (ack.isOk() || isDelete() && ack.status() == Status.NOT_FOUND || !isRetryable(ack.status())) {
-                        return Mono.just(ack);
-                    }
-                    return fencing.isFenced() ? fenced() : Mono.error(new Retryable(ack));
-                });
+            return levels.open(level).thenCompose(this::send).exceptionally(Write::openFailure).thenCompose(this::judged);
+        }
+
+        private CompletableFuture<Ack> judged(Ack ack) {
+            if (ack.isOk() || isDelete() && ack.status() == Status.NOT_FOUND || !isRetryable(ack.status())) {
+                return CompletableFuture.completedFuture(ack);
+            }
+            return fencing.isFenced() ? fenced() : CompletableFuture.failedFuture(new Retryable(ack));
         }
 
         private CompletableFuture<Ack> send(KvsQueue queue) {
@@ -176,7 +221,7 @@ final class StoreWrites {
         }
 
         private static Ack openFailure(Throwable failure) {
-            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            Throwable cause = unwrap(failure);
             return cause instanceof KvsException kvs ? Ack.failed(kvs.status(), kvs.getMessage())
                 : Ack.failed(Status.INTERNAL_ERROR, "cannot open the queue: " + cause);
         }
@@ -213,18 +258,18 @@ final class StoreWrites {
          * The node is fenced: intake fails now, a delete too (the mail is left for the queue's owner);
          * a store of accepted mail waits, in place, until James stops.
          */
-        private Mono<Ack> fenced() {
+        private CompletableFuture<Ack> fenced() {
             String cause = fencing.cause().orElse("fenced");
             if (intake || isDelete()) {
-                return Mono.just(Ack.failed(Status.STALE_EPOCH, "this James node is fenced: " + cause));
+                return CompletableFuture.completedFuture(Ack.failed(Status.STALE_EPOCH, "this James node is fenced: " + cause));
             }
             LOGGER.info("Queue {}: mail {} not enqueued: this James node is fenced; it stays in the queue James read"
                 + " it from until James stops", queueName, mailName);
-            return Mono.fromFuture(stopped).then(abandon("this James node is fenced and James is stopping"));
+            return stopped.thenCompose(ignored -> abandon("this James node is fenced and James is stopping"));
         }
 
-        private Mono<Ack> abandon(String why) {
-            return Mono.error(isDelete() ? EnqueueAbandonedAtShutdown.delete(queueName, mailName, why)
+        private CompletableFuture<Ack> abandon(String why) {
+            return CompletableFuture.failedFuture(isDelete() ? EnqueueAbandonedAtShutdown.delete(queueName, mailName, why)
                 : new EnqueueAbandonedAtShutdown(queueName, mailName, why));
         }
 
