@@ -32,9 +32,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <li>mutations/s (a put or a delete is one mutation);</li>
  * <li>process CPU us per mutation (every thread: store, page warmer, GC, JIT), and of it the store
  *     thread's and the warmer thread's (thread CPU clocks);</li>
- * <li>fsyncs (counted through {@link FsyncObserver}) and the store thread's CPU per commit
- *     ({@code commit()} including its fsync: under batch nearly all of it is the kernel's work for
- *     the fsync; under none it is the commit's own small cost);</li>
+ * <li>fsyncs (counted through {@link FsyncObserver}) and the store thread's CPU and wall time per
+ *     commit ({@code commit()} including its fsync: under batch nearly all of its CPU is the
+ *     kernel's work for the fsync, and its wall time includes waiting for the device; under none it
+ *     is the commit's own small cost);</li>
  * <li>write requests, flush requests and KiB written on the device holding the journal
  *     ({@code /sys/dev/block/MAJ:MIN/stat}) per fsync: the whole device's, so other writers on a
  *     shared machine add to them.</li>
@@ -56,10 +57,11 @@ public final class FsyncCostProbe {
 
     /** One measured run: totals, turned into the printed columns by {@link #columns}. */
     private record Run(long mutations, long wallNanos, long processCpuNanos, long storeCpuNanos, long warmerCpuNanos,
-                       long fsyncs, long commits, long commitCpuNanos, DeviceStat device) {
+                       long fsyncs, long commits, long commitCpuNanos, long commitWallNanos, DeviceStat device) {
         double[] columns() {
             double perMutation = 1e3 * mutations;
-            long syncs = Math.max(1, fsyncs);
+            // per fsync: none without fsyncs (policy none: the device's writes are the kernel's writeback)
+            double syncs = fsyncs == 0 ? Double.NaN : fsyncs;
             return new double[] {
                     mutations / (wallNanos / 1e9),
                     processCpuNanos / perMutation,
@@ -67,6 +69,7 @@ public final class FsyncCostProbe {
                     warmerCpuNanos / perMutation,
                     fsyncs,
                     commitCpuNanos / 1e3 / Math.max(1, commits),
+                    commitWallNanos / 1e3 / Math.max(1, commits),
                     device == null ? Double.NaN : (double) device.writes / syncs,
                     device == null ? Double.NaN : (double) device.flushes / syncs,
                     device == null ? Double.NaN : device.sectors * 512.0 / 1024 / syncs,
@@ -74,9 +77,9 @@ public final class FsyncCostProbe {
         }
     }
 
-    private static final String HEADER = String.format(Locale.ROOT, "%-7s %9s %9s %9s %9s %8s %11s %8s %8s %9s %5s",
-            "policy", "mut/s", "cpu us/m", "store us", "warmer us", "fsyncs", "commit us", "wr/fsync", "fl/fsync",
-            "KiB/fsync", "load");
+    private static final String HEADER = String.format(Locale.ROOT, "%-7s %9s %9s %9s %9s %8s %10s %10s %8s %8s %9s %5s",
+            "policy", "mut/s", "cpu us/m", "store us", "warmer us", "fsyncs", "commit cpu", "commit wall", "wr/fsync",
+            "fl/fsync", "KiB/fsync", "load");
 
     public static void main(String[] args) throws IOException {
         List<FsyncPolicy> policies = Arrays.stream((args.length > 0 ? args[0] : "batch,none").split(","))
@@ -121,7 +124,7 @@ public final class FsyncCostProbe {
             long[] n = {0};
             long warmupEnd = System.nanoTime() + WARMUP_NANOS;
             while (System.nanoTime() < warmupEnd) {
-                group(store, q, n, body, group);
+                group(store, q, n, body, group, new long[2]);
             }
             DeviceStat device0 = DeviceStat.of(dir);
             long fsyncs0 = fsyncs.get();
@@ -131,9 +134,9 @@ public final class FsyncCostProbe {
             long t0 = System.nanoTime();
             long mutations = 0;
             long commits = 0;
-            long commitCpu = 0;
+            long[] commitCpuAndWall = new long[2];
             while (mutations < maxMutations && System.nanoTime() - t0 < maxNanos) {
-                commitCpu += group(store, q, n, body, group);
+                group(store, q, n, body, group, commitCpuAndWall);
                 mutations += 2L * group;
                 commits++;
             }
@@ -142,7 +145,8 @@ public final class FsyncCostProbe {
             long warmerCpu = warmerCpuNanos(threads) - warmer0;
             long processCpu = processCpuNanos() - process0;
             DeviceStat device1 = DeviceStat.of(dir);
-            return new Run(mutations, wall, processCpu, storeCpu, warmerCpu, fsyncs.get() - fsyncs0, commits, commitCpu,
+            return new Run(mutations, wall, processCpu, storeCpu, warmerCpu, fsyncs.get() - fsyncs0, commits,
+                    commitCpuAndWall[0], commitCpuAndWall[1],
                     device0 == null || device1 == null ? null : device1.minus(device0));
         } finally {
             FsyncObserver.install(null);
@@ -150,8 +154,8 @@ public final class FsyncCostProbe {
         }
     }
 
-    /** One block: {@code group} put+delete pairs and a commit; @return the store thread's CPU nanos in the commit. */
-    private static long group(QueueStore store, QueueState q, long[] n, byte[] body, int group) {
+    /** One block: {@code group} put+delete pairs and a commit, whose CPU and wall nanos are added to {@code commit}. */
+    private static void group(QueueStore store, QueueState q, long[] n, byte[] body, int group, long[] commit) {
         for (int i = 0; i < group; i++) {
             byte[] id = ("m" + n[0]++).getBytes(StandardCharsets.US_ASCII);
             check(store.put(q, id, 5, 0, Unpooled.EMPTY_BUFFER, Unpooled.wrappedBuffer(body)));
@@ -159,8 +163,10 @@ public final class FsyncCostProbe {
         }
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         long c0 = threads.getCurrentThreadCpuTime();
+        long w0 = System.nanoTime();
         check(store.commit());
-        return threads.getCurrentThreadCpuTime() - c0;
+        commit[1] += System.nanoTime() - w0;
+        commit[0] += threads.getCurrentThreadCpuTime() - c0;
     }
 
     private static void check(Status s) {
@@ -185,8 +191,8 @@ public final class FsyncCostProbe {
     }
 
     private static String row(String name, double[] c, String load) {
-        return String.format(Locale.ROOT, "%-7s %9.0f %9.2f %9.2f %9.2f %8.0f %11.1f %8.2f %8.2f %9.1f %5s",
-                name, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], load);
+        return String.format(Locale.ROOT, "%-7s %9.0f %9.2f %9.2f %9.2f %8.0f %10.1f %10.1f %8.2f %8.2f %9.1f %5s",
+                name, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], load);
     }
 
     private static double[] medians(List<Run> runs) {
