@@ -34,15 +34,16 @@ import java.util.concurrent.locks.LockSupport;
  * It moves work, it does not remove it: it pays where a core has spare time, which a server
  * answering one pipelined connection on its single store thread has.
  *
- * <p>With an fsync policy the writer's mapping is populated too, but only {@link #SYNCED_POPULATE_AHEAD}
- * ahead of the writer (whole steps), and read beyond that. Why populate at all: a page the writer
- * dirties in a hole of the sparse file has no disk block yet, so each fsync also had to allocate
- * blocks for the pages written since the last one and write the inode's extent metadata (about 3
- * device write requests per fsync, report/fsync-cpu.md). Populating for writing is a write fault
- * without the store: the filesystem reserves (ext4's delayed allocation) or allocates the blocks
- * there, and the next fsync writes those pages (zeros) and allocates them all at once; the writer then overwrites allocated blocks, and its
- * fsyncs write data only. Why limited: populated pages are dirty (as zeros) before the writer fills
- * them, so each fsync also writes what was populated since the previous one: a step at a time,
+ * <p>With an fsync policy the writer's mapping is populated too, but only
+ * {@link #SYNCED_POPULATE_AHEAD} ahead of the writer (whole steps), and read beyond that. Why
+ * populate at all: a page the writer dirties in a hole of the sparse file has no disk block yet,
+ * so each fsync also had to allocate blocks for the pages written since the last one and write the
+ * inode's extent metadata (4.0 device write requests per fsync on the build machine, 3.5 with
+ * populating, report/fsync-cpu.md). Populating for writing is a write fault without the store: the
+ * filesystem reserves (ext4's delayed allocation) or allocates the blocks there, the next fsync
+ * writes those pages (zeros) and allocates them at once, and the writer then overwrites allocated
+ * blocks. Why limited: populated pages are dirty (as zeros) before the writer fills them, so each
+ * fsync also writes what was populated since the previous one: a step at a time,
  * {@code SYNCED_POPULATE_AHEAD} ahead, that is one step of zeros now and then, where populating
  * all of {@code aheadBytes} (32 MB) would make the first sync write 32 MB of zeros and keep the
  * filesystem's dirty data that much larger.
