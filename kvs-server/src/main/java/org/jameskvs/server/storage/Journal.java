@@ -88,7 +88,7 @@ final class Journal implements AutoCloseable {
         byNo.add(null); // fileNo 0 is never used, so location 0 means "none"
         this.warmer = t.warmAheadBytes() > 0
                 ? new JournalPageWarmer(t.warmAheadBytes(), "kvs-journal-warmer-" + config.directory().getFileName(),
-                        config.fsyncPolicy() == FsyncPolicy.NONE)
+                        config.fsyncPolicy() != FsyncPolicy.NONE)
                 : null;
         this.published = warmer != null ? new PublishedMapping() : null;
         this.remover = new DeadFileRemover("kvs-journal-remover-" + config.directory().getFileName());

@@ -34,8 +34,19 @@ import java.util.concurrent.locks.LockSupport;
  * It moves work, it does not remove it: it pays where a core has spare time, which a server
  * answering one pipelined connection on its single store thread has.
  *
- * <p>Populating marks the pages dirty (as zeros) before the writer fills them, so it is used only
- * without an fsync policy: with one, each sync would also write the pages ahead of the writer.
+ * <p>With an fsync policy the writer's mapping is populated too, but only
+ * {@link #SYNCED_POPULATE_AHEAD} ahead of the writer (whole steps), and read beyond that. Why
+ * populate at all: a page the writer dirties in a hole of the sparse file has no disk block yet,
+ * so each fsync also had to allocate blocks for the pages written since the last one and write the
+ * inode's extent metadata (4.0 device write requests per fsync on the build machine, 3.5 with
+ * populating, report/fsync-cpu.md). Populating for writing is a write fault without the store: the
+ * filesystem reserves (ext4's delayed allocation) or allocates the blocks there, the next fsync
+ * writes those pages (zeros) and allocates them at once, and the writer then overwrites allocated
+ * blocks. Why limited: populated pages are dirty (as zeros) before the writer fills them, so each
+ * fsync also writes what was populated since the previous one: a step at a time,
+ * {@code SYNCED_POPULATE_AHEAD} ahead, that is one step of zeros now and then, where populating
+ * all of {@code aheadBytes} (32 MB) would make the first sync write 32 MB of zeros and keep the
+ * filesystem's dirty data that much larger.
  *
  * <p>It never changes what the journal holds: it reads, and populating prepares pages without
  * writing to them. Work is done in steps of {@link #POPULATE_STEP}: the writer may wait for the step
@@ -53,7 +64,14 @@ final class JournalPageWarmer implements AutoCloseable {
      * waits for the whole step (about 0.3-0.6 ms here, where 8 MB took ~20 ms); and close() is
      * never kept waiting long.
      */
-    private static final long POPULATE_STEP = 256L << 10;
+    static final long POPULATE_STEP = 256L << 10;
+    /**
+     * With an fsync policy, how far ahead of the writer its mapping is populated (in whole steps,
+     * so between three and four steps are ready): far enough that the writer, about 20 KB per block
+     * at 1 KB mails, finds its blocks allocated, short enough that the zeros a sync writes ahead of
+     * it stay one step at a time.
+     */
+    static final long SYNCED_POPULATE_AHEAD = 4 * POPULATE_STEP;
     /** Reads beyond the populated part go through a mapping of ours in steps too (see {@link #warm}). */
     private final PagePopulator reader = PagePopulator.create();
 
@@ -62,6 +80,10 @@ final class JournalPageWarmer implements AutoCloseable {
     }
 
     private final long aheadBytes;
+    /** How far ahead of the writer its mapping is populated: {@code aheadBytes}, or less with an fsync policy. */
+    private final long populateAhead;
+    /** Whether to populate in whole steps only (with an fsync policy: never a sliver per commit). */
+    private final boolean wholeSteps;
     private final Thread thread;
     private final PagePopulator populator;
     private final ByteBuffer scratch = ByteBuffer.allocateDirect(64 << 10);
@@ -74,13 +96,15 @@ final class JournalPageWarmer implements AutoCloseable {
     private long populatedTo;
 
     /**
-     * @param populate whether to populate the writer's mapping: populated pages are dirty (zeros)
-     *                 before the writer fills them, so with an fsync policy each sync would also
-     *                 write those pages ahead of the writer; such journals are warmed by reading
+     * @param synced whether the journal has an fsync policy: populated pages are dirty (zeros) before
+     *               the writer fills them and each sync writes them, so its mapping is populated only
+     *               {@link #SYNCED_POPULATE_AHEAD} ahead, in whole steps (read beyond)
      */
-    JournalPageWarmer(long aheadBytes, String name, boolean populate) {
+    JournalPageWarmer(long aheadBytes, String name, boolean synced) {
         this.aheadBytes = aheadBytes;
-        this.populator = populate ? PagePopulator.create() : PagePopulator.none();
+        this.populateAhead = synced ? Math.min(aheadBytes, SYNCED_POPULATE_AHEAD) : aheadBytes;
+        this.wholeSteps = synced;
+        this.populator = PagePopulator.create();
         this.thread = new Thread(this::run, name);
         thread.setDaemon(true);
         thread.start();
@@ -123,7 +147,7 @@ final class JournalPageWarmer implements AutoCloseable {
         closeChannel();
     }
 
-    /** Populates what the writer's mapping covers of the next {@code aheadBytes}; @return where reading should take over. */
+    /** Populates what the writer's mapping covers of the next {@code populateAhead}; @return where reading should take over. */
     private long populate(Position p) {
         WriterMapping m = p.mapping;
         if (m == null || !populator.works() || p.end < m.start()) {
@@ -137,8 +161,11 @@ final class JournalPageWarmer implements AutoCloseable {
             populator.adviseRandom(m.address(m.start()), m.end() - m.start());
         }
         // page-aligned bounds: madvise takes page-aligned addresses (the mapping's ends are aligned)
-        long to = Math.min(p.end + aheadBytes + PagePopulator.PAGE - 1 & -PagePopulator.PAGE, m.end());
+        long want = Math.min(p.end + populateAhead + PagePopulator.PAGE - 1 & -PagePopulator.PAGE, m.end());
         long from = Math.max(populatedTo, p.end & -PagePopulator.PAGE);
+        // whole steps (up to the mapping's end): a populated sliver per commit would give every sync
+        // its own allocation again
+        long to = wholeSteps && want < m.end() && want > from ? from + (want - from) / POPULATE_STEP * POPULATE_STEP : want;
         while (from < to && !closed) {
             long n = Math.min(POPULATE_STEP, to - from);
             if (!populator.populate(m.address(from), n)) {
