@@ -55,6 +55,10 @@ final class ReplicaOp {
     int maxCount;
     int maxBytes;
     long readyBefore;
+    /** CRC32C of the id and of the content, for the writer's digest (computed once, at the first answer). */
+    int idCrc;
+    int contentCrc;
+    boolean crcsKnown;
 
     CompletableFuture<Ack> ack;
     CompletableFuture<GetResult> get;
