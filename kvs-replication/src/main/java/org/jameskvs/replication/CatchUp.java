@@ -51,6 +51,8 @@ final class CatchUp {
         if (m.digestKnown && s.seq > m.seq) {
             if (s.seq == m.seq + 1 && foldable(r.status())) {
                 m.digest = fold(m.digest, s.seq, s.op, r.status());
+                s.op.answeredSeq = s.seq;
+                s.op.answeredStatus = r.status();
             } else {
                 m.digestKnown = false; // a seq not answered in order, or an outcome that took no seq
             }
@@ -78,8 +80,45 @@ final class CatchUp {
                 || !survivor.sharesPositions() || gone.sync != SyncState.SYNC) {
             return;
         }
-        q.seqLog = new SeqLog(gone.node, survivor, survivor.seq, survivor.digest, q.core.config.catchUpLogEntries());
-        q.event("catch-up log for " + gone.node + " kept from seq " + survivor.seq);
+        SeqLog log = fromWhereItStopped(gone, survivor);
+        if (log == null) {
+            log = new SeqLog(gone.node, survivor, survivor.seq, survivor.digest, q.core.config.catchUpLogEntries());
+        }
+        q.seqLog = log;
+        q.event("catch-up log for " + gone.node + " kept from seq " + log.baseSeq);
+    }
+
+    /**
+     * A log from the seq the copy that left last answered, when the survivor answered more: the
+     * mutations in between are the ones the writer still holds for that copy (sent, unanswered),
+     * each with the survivor's outcome; folded from the copy's digest they must end at the
+     * survivor's, else null (the log then starts at the survivor's seq).
+     */
+    private SeqLog fromWhereItStopped(Member gone, Member survivor) {
+        if (!gone.digestKnown || gone.seq >= survivor.seq || gone.seq < 0) {
+            return null;
+        }
+        java.util.Map<Long, ReplicaOp> sent = new java.util.HashMap<>();
+        for (java.util.ArrayDeque<Sent> list : java.util.List.of(gone.inflight, gone.backlog, gone.held)) {
+            for (Sent s : list) {
+                if (s.seq > gone.seq && s.seq <= survivor.seq) {
+                    sent.put(s.seq, s.op);
+                }
+            }
+        }
+        SeqLog log = new SeqLog(gone.node, survivor, gone.seq, gone.digest, q.core.config.catchUpLogEntries());
+        long digest = gone.digest;
+        for (long seq = gone.seq + 1; seq <= survivor.seq; seq++) {
+            ReplicaOp op = sent.get(seq);
+            if (op == null || op.answeredSeq != seq || op.answeredStatus == null) {
+                return null;
+            }
+            digest = fold(digest, seq, op, op.answeredStatus);
+            if (!log.append(digest, op.answeredStatus == Status.OK ? change(seq, op) : null)) {
+                return null;
+            }
+        }
+        return digest == survivor.digest ? log : null;
     }
 
     void drop(String why) {

@@ -61,8 +61,8 @@ import java.util.concurrent.CompletableFuture;
  * The replica holds the queue's state; its parts, package-private and stateless, hold the
  * transitions of one concern each: {@link Answers} (node answers, the calls' outcomes),
  * {@link MemberPaths} (members' paths and liveness, isolation), {@link Timers} (timeouts, parked
- * mutations, lease renewal) and {@link RecordAndRebuild} (the membership record, a rebuild's start
- * and end).
+ * mutations, lease renewal), {@link RecordAndRebuild} (the membership record, a rebuild's start
+ * and end) and {@link CatchUp} (a copy that comes back: caught up by its suffix, or rebuilt in full).
  * <h2>Commit point (the writer's reads)</h2>
  * READ and GET never show a message whose PUT is not acknowledged (in flight: READ stops before
  * it) or failed (left out for good): {@link UncommittedPuts}. A failed PUT that may be on a copy is

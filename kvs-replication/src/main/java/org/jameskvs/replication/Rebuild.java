@@ -98,6 +98,8 @@ final class Rebuild {
     private boolean awaitingDecision;
     /** DELETEs and REPLACEs of a catch-up's suffix replayed on the target. */
     long replayed;
+    /** The marker's answer when it came before the decision (it is used once the decision is made). */
+    private NodeResponse earlyMarker;
     final long startedAt;
     /** When the source or the target last answered a step of the copy (clock of the core). */
     private long progressAt;
@@ -154,6 +156,10 @@ final class Rebuild {
             return;
         }
         progressed();
+        if (awaitingDecision) {
+            earlyMarker = r;
+            return;
+        }
         awaitingMarker = false;
         if (target.holding) {
             // From this marker on the target's new mutations are held, so it lacks exactly the
@@ -202,7 +208,15 @@ final class Rebuild {
         replaced.clear();
         lastRemoval.clear();
         cleared = false;
-        start();
+        markerIfEarly();
+    }
+
+    private void markerIfEarly() {
+        NodeResponse r = earlyMarker;
+        earlyMarker = null;
+        if (r != null) {
+            onMarker(r);
+        }
     }
 
     /** The target is rebuilt in full after all: CLEAR first, then what was held for it, live. */
@@ -213,8 +227,8 @@ final class Rebuild {
         target.predictedTxn++;
         replica.sendTo(target, clear, false);
         target.hasRecord = false;
-        replica.paths.releaseHeld(target);
-        start();
+        replica.paths.releaseHeld(target); // from the marker on (see RecordAndRebuild): live, as a first pass wants
+        markerIfEarly();
     }
 
     /**

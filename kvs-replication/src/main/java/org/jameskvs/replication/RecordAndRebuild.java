@@ -84,11 +84,14 @@ final class RecordAndRebuild {
             // The copy that left comes back: its OPEN answer's (seq, digest) decides between a
             // catch-up by the suffix and CLEAR plus a full copy (CatchUp.decide). Until then, and
             // during a catch-up, what else it should get is held and follows in order.
+            // The marker is taken now, as a rebuild's last pass does: what is held for the copy from
+            // here on follows the marker on the source too, so it is neither copied nor replayed.
             q.event("rebuild " + target + " from " + source.node + ": by catch-up if its seq and digest are the writer's");
             t.holding = true;
             t.hasRecord = true;
             q.rebuild.awaitDecision();
             q.paths.openMember(t);
+            q.rebuild.start();
             q.rebuild.recordOp = writeRecord();
             return;
         }

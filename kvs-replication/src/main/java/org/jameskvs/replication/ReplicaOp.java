@@ -59,6 +59,12 @@ final class ReplicaOp {
     int idCrc;
     int contentCrc;
     boolean crcsKnown;
+    /**
+     * The seq and outcome of this mutation as a copy last answered it (for the catch-up log: a
+     * copy that leaves with it unanswered gets the survivor's outcome from here, see CatchUp.departed).
+     */
+    long answeredSeq;
+    org.jameskvs.protocol.Status answeredStatus;
 
     CompletableFuture<Ack> ack;
     CompletableFuture<GetResult> get;
