@@ -46,6 +46,13 @@ import java.util.Set;
  * REBASE gives the target the source's next position too. The rebuilt copy then holds the source's
  * messages at the source's positions, so a reader's cursor is valid on it (no rescan) and the next
  * PUTs, sequenced, take the same positions on both copies.
+ *
+ * <p><b>Catch-up mode</b> ({@link CatchUp}): the target is the copy that left, back on its node with
+ * its content. From the start its new mutations are held and the marker is taken; its OPEN answer
+ * decides. If its (seq, digest) is one the writer's log holds, it is one held pass over the suffix
+ * only: the log's DELETEs and REPLACEs after its seq are replayed, the source's messages at positions
+ * after its seq (a PUT's position is its seq) copied at their positions, then the REBASE as above;
+ * no CLEAR. Otherwise it turns into the rebuild above: CLEAR, what was held, a first pass from 0.
  */
 final class Rebuild {
     final QueueReplica replica;
