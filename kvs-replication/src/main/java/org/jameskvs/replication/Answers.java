@@ -39,6 +39,7 @@ final class Answers {
         q.event(m.node + " answered SEQ_GAP at seq " + serverLast + " (we had sent up to " + m.sentSeq
                 + "): the suffix is sent again from " + (serverLast + 1));
         q.commitPoint.renumbered(m, serverLast);
+        q.catchUp.renumbered(m);
         List<Sent> again = new ArrayList<>(m.inflight);
         m.inflight.clear();
         for (int i = again.size() - 1; i >= 0; i--) {
@@ -198,6 +199,7 @@ final class Answers {
         if (s.seq > 0) {
             // A sequenced answer is the mutation's one outcome, also for a repeat (which carries the
             // transaction number of the first time): no ambiguity, no transaction arithmetic.
+            q.catchUp.answered(m, s, r);
             m.seq = Math.max(m.seq, s.seq);
             m.txn = Math.max(m.txn, r.txn());
             return st;
@@ -236,6 +238,9 @@ final class Answers {
         }
         if (op.purpose == ReplicaOp.Purpose.COPY && st == Status.DUPLICATE_ID) {
             return Status.OK;
+        }
+        if (op.purpose == ReplicaOp.Purpose.COPY && st == Status.NOT_FOUND && (kind == NodeOp.DELETE || kind == NodeOp.REPLACE)) {
+            return Status.OK; // a catch-up's replayed change of a message put in the suffix: copied in its latest state
         }
         return st;
     }

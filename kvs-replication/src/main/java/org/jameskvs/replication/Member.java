@@ -49,6 +49,12 @@ final class Member {
      * fall in: below means it lost mutations, above that someone else wrote to it.
      */
     long seq = -1;
+    /**
+     * The content digest this copy has at {@link #seq}, as the writer folds it from its answers (see
+     * {@link CatchUp}); valid only while {@link #digestKnown}.
+     */
+    long digest;
+    boolean digestKnown;
     /** The highest queue seq sent to this copy. */
     long sentSeq = -1;
     /**

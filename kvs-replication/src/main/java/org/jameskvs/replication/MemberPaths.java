@@ -131,6 +131,7 @@ final class MemberPaths {
                     q.positionsDiverged(m);
                 }
                 rebaseSeq(m, r.lastSeq());
+                q.catchUp.known(m, r.lastSeq(), r.digest());
                 flushBacklog(m);
                 markNg(m, why);
                 return;
@@ -164,11 +165,15 @@ final class MemberPaths {
             m.txn = r.txn();
             m.predictedTxn = m.txn + queuedMutations(m);
             rebaseSeq(m, r.lastSeq());
+            q.catchUp.known(m, r.lastSeq(), r.digest());
             if (m.lost) {
                 m.lost = false;
                 q.event(m.node + " is back (txn " + m.txn + ")");
             } else if (known) {
                 q.event(m.node + " reopened on " + m.path + " (txn " + m.txn + ")");
+            }
+            if (q.rebuild != null && q.rebuild.target == m && q.rebuild.awaitsDecision()) {
+                q.catchUp.decide(q.rebuild, r); // by the suffix, or in full: before anything waiting goes out
             }
             flushBacklog(m);
             if (tainted && q.phase == Phase.READY) {
@@ -261,6 +266,7 @@ final class MemberPaths {
         }
         if (otherSync) {
             q.staleCopies.noteIsolated(m.node); // the other copy holds every acknowledged mutation
+            q.catchUp.departed(m, other); // before isolate drops what was in flight to it
         }
         isolate(m, why);
         if (q.phase == Phase.READY) {
@@ -296,6 +302,9 @@ final class MemberPaths {
 
     void isolate(Member m, String why) {
         q.event("isolate " + m.node + " (" + why + ")");
+        if (q.seqLog != null && (q.seqLog.survivor == m || m.sync == SyncState.REBUILDING && q.seqLog.node.equals(m.node))) {
+            q.catchUp.drop(m.node + " isolated"); // the survivor gone, or a catch-up that failed: in full next time
+        }
         q.members.remove(m);
         q.isolated.add(m.node);
         q.timers.failParked(false, q.core.clock.nanoTime(), why);

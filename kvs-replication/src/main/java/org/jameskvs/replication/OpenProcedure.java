@@ -535,6 +535,7 @@ final class OpenProcedure {
         m.predictedTxn = p.fenceTxn;
         m.seq = p.lastSeq;
         m.sentSeq = p.lastSeq;
+        r.catchUp.known(m, p.lastSeq, p.digest);
         m.committed = p.lastSeq; // what the copies hold at open is taken as committed (see CommitPoint)
         m.hasRecord = p.record != null;
         m.damaged = p.damaged;

@@ -61,8 +61,8 @@ import java.util.concurrent.CompletableFuture;
  * The replica holds the queue's state; its parts, package-private and stateless, hold the
  * transitions of one concern each: {@link Answers} (node answers, the calls' outcomes),
  * {@link MemberPaths} (members' paths and liveness, isolation), {@link Timers} (timeouts, parked
- * mutations, lease renewal) and {@link RecordAndRebuild} (the membership record, a rebuild's start
- * and end).
+ * mutations, lease renewal), {@link RecordAndRebuild} (the membership record, a rebuild's start
+ * and end) and {@link CatchUp} (a copy that comes back: caught up by its suffix, or rebuilt in full).
  * <h2>Commit point (the writer's reads)</h2>
  * READ and GET never show a message whose PUT is not acknowledged (in flight: READ stops before
  * it) or failed (left out for good): {@link UncommittedPuts}. A failed PUT that may be on a copy is
@@ -127,6 +127,9 @@ public final class QueueReplica {
     final Timers timers = new Timers(this);
     final RecordAndRebuild records = new RecordAndRebuild(this);
     final CommitPoint commitPoint = new CommitPoint(this);
+    final CatchUp catchUp = new CatchUp(this);
+    /** Mutations since a copy left, for its catch-up when it comes back ({@link CatchUp}); null: none kept. */
+    SeqLog seqLog;
 
     QueueReplica(ReplicationCore core, String name, String owner) {
         this.core = core;
@@ -179,6 +182,7 @@ public final class QueueReplica {
         this.openSize = size;
         members.clear();
         members.addAll(initial);
+        catchUp.forget(); // a log is this writer's view of copies it saw leave: not carried over an open
         staleCopies.forgetAll(); // the copies were found again by their records
         if (readCopy != null) {
             readCopyChanges++; // a reclaim: the copies are found again, positions may refer to another one
@@ -471,6 +475,7 @@ public final class QueueReplica {
             return;
         }
         event("fenced: " + why);
+        catchUp.forget();
         boolean wasOpening = phase == Phase.OPENING || openRecordOp != null;
         phase = Phase.FENCED;
         timers.failParked(true, core.clock.nanoTime(), "fenced");
@@ -547,6 +552,7 @@ public final class QueueReplica {
             paths.dropAll(m, failWith, why);
         }
         members.clear();
+        catchUp.forget();
         phase = Phase.OPENING;
         openFuture = null;
         opening = new OpenProcedure(this, org.jameskvs.client.OpenOptions.writer(owner, Epochs.counter(epoch) + 1), false);
@@ -585,6 +591,7 @@ public final class QueueReplica {
 
     void close() {
         phase = Phase.CLOSED;
+        catchUp.forget();
         timers.failParked(true, core.clock.nanoTime(), "closed");
         if (rebuild != null) {
             rebuild.abort("queue closed");

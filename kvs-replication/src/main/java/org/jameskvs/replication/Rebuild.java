@@ -46,6 +46,13 @@ import java.util.Set;
  * REBASE gives the target the source's next position too. The rebuilt copy then holds the source's
  * messages at the source's positions, so a reader's cursor is valid on it (no rescan) and the next
  * PUTs, sequenced, take the same positions on both copies.
+ *
+ * <p><b>Catch-up mode</b> ({@link CatchUp}): the target is the copy that left, back on its node with
+ * its content. From the start its new mutations are held and the marker is taken; its OPEN answer
+ * decides. If its (seq, digest) is one the writer's log holds, it is one held pass over the suffix
+ * only: the log's DELETEs and REPLACEs after its seq are replayed, the source's messages at positions
+ * after its seq (a PUT's position is its seq) copied at their positions, then the REBASE as above;
+ * no CLEAR. Otherwise it turns into the rebuild above: CLEAR, what was held, a first pass from 0.
  */
 final class Rebuild {
     final QueueReplica replica;
@@ -89,6 +96,17 @@ final class Rebuild {
     private boolean reading;
     private int outstanding;
     long copied;
+    /**
+     * Catch-up mode ({@link CatchUp}): the target is the copy that left, back; -1 until its OPEN
+     * answer showed it holds the survivor's content at this seq (then only what follows is sent).
+     */
+    private long catchUpFrom = -1;
+    /** Waiting for the target's OPEN answer to choose between a catch-up and a full copy. */
+    private boolean awaitingDecision;
+    /** DELETEs and REPLACEs of a catch-up's suffix replayed on the target. */
+    long replayed;
+    /** The marker's answer when it came before the decision (it is used once the decision is made). */
+    private NodeResponse earlyMarker;
     final long startedAt;
     /** When the source or the target last answered a step of the copy (clock of the core). */
     private long progressAt;
@@ -121,7 +139,7 @@ final class Rebuild {
     }
 
     void noteClientMutation(ReplicaOp op) {
-        if (target.holding) {
+        if (target.holding && !awaitingDecision) {
             return; // held for the target: applied there after the re-appended messages, in order
         }
         noted++;
@@ -145,6 +163,10 @@ final class Rebuild {
             return;
         }
         progressed();
+        if (awaitingDecision) {
+            earlyMarker = r;
+            return;
+        }
         awaitingMarker = false;
         if (target.holding) {
             // From this marker on the target's new mutations are held, so it lacks exactly the
@@ -154,9 +176,100 @@ final class Rebuild {
             baseNextPosition = r.stat().nextPosition();
         }
         long end = r.stat().nextPosition();
+        if (catchUpFrom >= 0) {
+            // A catch-up is one held pass: the target has every message up to its seq (a PUT's
+            // position is its seq), so the copy starts right after it, behind the replayed changes.
+            cursor = catchUpFrom + 1;
+            marker = Math.max(end, cursor);
+            if (replaySuffix()) {
+                next();
+            }
+            return;
+        }
         cursor = pass == 1 ? 0 : passStart; // a re-append pass covers [previous marker, new marker)
         marker = Math.max(end, cursor);
         next();
+    }
+
+    /** The target's OPEN answer is awaited before anything is sent to it (see {@link CatchUp#decide}). */
+    void awaitDecision() {
+        awaitingDecision = true;
+    }
+
+    boolean awaitsDecision() {
+        return awaitingDecision;
+    }
+
+    boolean caughtUp() {
+        return catchUpFrom >= 0;
+    }
+
+    /**
+     * The target holds the survivor's content at {@code seq}: it gets the suffix only. What was
+     * noted meanwhile is held for it and follows the catch-up in order: nothing to skip.
+     */
+    void catchUpFrom(long seq) {
+        awaitingDecision = false;
+        catchUpFrom = seq;
+        deleted.clear();
+        replaced.clear();
+        lastRemoval.clear();
+        cleared = false;
+        markerIfEarly();
+    }
+
+    private void markerIfEarly() {
+        NodeResponse r = earlyMarker;
+        earlyMarker = null;
+        if (r != null) {
+            onMarker(r);
+        }
+    }
+
+    /** The target is rebuilt in full after all: CLEAR first, then what was held for it, live. */
+    void inFull() {
+        awaitingDecision = false;
+        ReplicaOp clear = new ReplicaOp(NodeOp.CLEAR, ReplicaOp.Purpose.CLEAR_TARGET, replica.core.clock.nanoTime());
+        clear.rebuild = this; // not held: ahead of everything held
+        target.predictedTxn++;
+        replica.sendTo(target, clear, false);
+        target.hasRecord = false;
+        replica.paths.releaseHeld(target); // from the marker on (see RecordAndRebuild): live, as a first pass wants
+        markerIfEarly();
+    }
+
+    /**
+     * The changes of the suffix (the log's, up to the marker's seq), sent to the target before its
+     * copies: a DELETE (or a replacing PUT: the old version goes, the new one is copied), a
+     * REPLACE with its state. A message put in the suffix answers NOT_FOUND (it is copied in its
+     * latest state). A log that does not reach the marker, or a CLEAR in it: rebuilt in full.
+     */
+    private boolean replaySuffix() {
+        SeqLog log = replica.seqLog;
+        String why = log == null ? "catch-up log given up" : log.lastSeq() < baseSeq
+                ? "catch-up log ends at seq " + log.lastSeq() + ", below the source's " + baseSeq : null;
+        List<SeqLog.Change> changes = why == null ? log.changesAfter(catchUpFrom, baseSeq) : List.of();
+        if (why == null && changes.stream().anyMatch(c -> c.kind() == NodeOp.CLEAR)) {
+            why = "a CLEAR in the suffix";
+        }
+        if (why != null) {
+            replica.catchUp.drop(why);
+            replica.paths.markNg(target, "catch-up impossible: " + why);
+            return false;
+        }
+        for (SeqLog.Change c : changes) {
+            ReplicaOp op = new ReplicaOp(c.kind() == NodeOp.REPLACE ? NodeOp.REPLACE : NodeOp.DELETE, ReplicaOp.Purpose.COPY,
+                    replica.core.clock.nanoTime());
+            op.rebuild = this;
+            op.id = c.id();
+            op.priority = c.priority();
+            op.notBefore = c.notBefore();
+            op.state = c.state();
+            target.predictedTxn++;
+            outstanding++;
+            replica.sendTo(target, op, false);
+        }
+        return true;
     }
 
     private void next() {
@@ -253,7 +366,11 @@ final class Rebuild {
             replica.paths.markNg(target, "copy refused: " + effective);
             return;
         }
-        copied++;
+        if (copy.kind == NodeOp.PUT || copy.kind == NodeOp.PUT_REPLACING) {
+            copied++;
+        } else {
+            replayed++;
+        }
         progressed();
         next();
     }
@@ -285,6 +402,6 @@ final class Rebuild {
     }
 
     String progress() {
-        return "rebuilding from " + source.node + ": " + copied + " copied, pass " + pass + ", position " + cursor + "/" + marker;
+        return (catchUpFrom >= 0 ? "catching up from seq " + catchUpFrom + " from " : "rebuilding from ") + source.node + ": " + copied + " copied, pass " + pass + ", position " + cursor + "/" + marker;
     }
 }

@@ -80,6 +80,21 @@ final class RecordAndRebuild {
         q.isolated.remove(target);
         q.staleCopies.forget(target);
         q.rebuild = new Rebuild(q, source, t);
+        if (q.catchUp.candidate(source, target)) {
+            // The copy that left comes back: its OPEN answer's (seq, digest) decides between a
+            // catch-up by the suffix and CLEAR plus a full copy (CatchUp.decide). Until then, and
+            // during a catch-up, what else it should get is held and follows in order.
+            // The marker is taken now, as a rebuild's last pass does: what is held for the copy from
+            // here on follows the marker on the source too, so it is neither copied nor replayed.
+            q.event("rebuild " + target + " from " + source.node + ": by catch-up if its seq and digest are the writer's");
+            t.holding = true;
+            t.hasRecord = true;
+            q.rebuild.awaitDecision();
+            q.paths.openMember(t);
+            q.rebuild.start();
+            q.rebuild.recordOp = writeRecord();
+            return;
+        }
         q.event("rebuild " + target + " from " + source.node);
         q.paths.openMember(t);
         // The target's stream: CLEAR (stale content out), the record, then live mutations and copies.
@@ -96,6 +111,7 @@ final class RecordAndRebuild {
             return;
         }
         q.rebuild = null;
+        q.catchUp.forget(); // caught up or rebuilt: the copy no longer lags
         r.target.sync = SyncState.SYNC;
         ReplicaOp rebase = r.rebaseOp();
         if (rebase != null) {
@@ -104,6 +120,7 @@ final class RecordAndRebuild {
             r.target.seq = rebase.fromPosition;
             r.target.sentSeq = rebase.fromPosition;
             q.commitPoint.rebased(r.target, r.source, rebase.fromPosition);
+            q.catchUp.known(r.target, rebase.fromPosition, rebase.readyBefore);
         }
         q.paths.releaseHeld(r.target);
         for (ReplicaOp op : r.deferred) {
@@ -118,7 +135,9 @@ final class RecordAndRebuild {
                 op.ack.complete(op.deferredAck);
             }
         }
-        q.event("rebuild of " + r.target.node + " done: " + r.copied + " message(s) copied");
+        q.event("rebuild of " + r.target.node + " done: " + (r.caughtUp()
+                ? "caught up by the suffix, " + r.replayed + " change(s) replayed, " + r.copied + " message(s) copied"
+                : r.copied + " message(s) copied"));
         writeRecord();
         q.staleCopies.clearIfSafe();
     }

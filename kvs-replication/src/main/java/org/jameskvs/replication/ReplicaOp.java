@@ -55,6 +55,16 @@ final class ReplicaOp {
     int maxCount;
     int maxBytes;
     long readyBefore;
+    /** CRC32C of the id and of the content, for the writer's digest (computed once, at the first answer). */
+    int idCrc;
+    int contentCrc;
+    boolean crcsKnown;
+    /**
+     * The seq and outcome of this mutation as a copy last answered it (for the catch-up log: a
+     * copy that leaves with it unanswered gets the survivor's outcome from here, see CatchUp.departed).
+     */
+    long answeredSeq;
+    org.jameskvs.protocol.Status answeredStatus;
 
     CompletableFuture<Ack> ack;
     CompletableFuture<GetResult> get;

@@ -34,6 +34,15 @@ import java.util.Properties;
  *                                            replication at once (submitted, no outcome yet); a
  *                                            caller beyond it waits for room (back-pressure) instead
  *                                            of growing an unbounded backlog in the client
+ * catchUpLogEntries                8192      per queue whose second copy is away (node lost, path
+ *                                            cut): mutations the writer remembers since that copy
+ *                                            left (seq, operation, id, REPLACE state, digest after
+ *                                            it; never bodies), so that when the copy comes back
+ *                                            with the (seq, digest) the writer expects it is caught
+ *                                            up by that suffix instead of CLEAR and a full copy;
+ *                                            beyond this many the log is dropped (full rebuild);
+ *                                            0: off. Kept only while a copy is away: two copies in
+ *                                            sync keep none (see {@code SeqLog})
  * </pre>
  * The placement group is the list of nodes; a replacement copy goes to the next healthy node of
  * the group after the queue's placement (never chosen by hashing per request). A new queue whose
@@ -49,7 +58,7 @@ public record ReplicationConfig(List<NodeSpec> nodes, String user, String passwo
                                 Map<String, List<String>> placementOverrides, Duration heartbeatInterval,
                                 Duration heartbeatTimeout, Duration requestTimeout, int copyBlockMessages,
                                 int copyBlockBytes, Duration leaseRenew, Duration leaseTimeout, Duration tick,
-                                int maxCallsInside) {
+                                int maxCallsInside, int catchUpLogEntries) {
 
     /** One KVS node: its name and the addresses of its two paths. */
     public record NodeSpec(String name, String activeHost, int activePort, String standbyHost, int standbyPort) {
@@ -71,6 +80,9 @@ public record ReplicationConfig(List<NodeSpec> nodes, String user, String passwo
      */
     public static final int DEFAULT_MAX_CALLS_INSIDE = 8192;
 
+    /** Default of {@code catchUpLogEntries}: a few seconds of one queue's traffic at full speed. */
+    public static final int DEFAULT_CATCH_UP_LOG_ENTRIES = 8192;
+
     public ReplicationConfig {
         nodes = List.copyOf(nodes);
         placementOverrides = Map.copyOf(placementOverrides);
@@ -79,6 +91,9 @@ public record ReplicationConfig(List<NodeSpec> nodes, String user, String passwo
         }
         if (copyBlockMessages < 1 || copyBlockBytes < 1) {
             throw new IllegalArgumentException("copy block sizes must be positive");
+        }
+        if (catchUpLogEntries < 0) {
+            throw new IllegalArgumentException("catchUpLogEntries must be >= 0 (0: off)");
         }
         if (maxCallsInside < 1) {
             throw new IllegalArgumentException("maxCallsInside must be positive");
@@ -92,32 +107,39 @@ public record ReplicationConfig(List<NodeSpec> nodes, String user, String passwo
     public static ReplicationConfig of(List<NodeSpec> nodes, String user, String password) {
         return new ReplicationConfig(nodes, user, password, PlacementRule.SPREAD, Map.of(), Duration.ofMillis(500),
                 Duration.ofMillis(1500), Duration.ofMillis(2000), 1000, 4 << 20, Duration.ofMillis(2000),
-                Duration.ofMillis(10_000), Duration.ofMillis(50), DEFAULT_MAX_CALLS_INSIDE);
+                Duration.ofMillis(10_000), Duration.ofMillis(50), DEFAULT_MAX_CALLS_INSIDE, DEFAULT_CATCH_UP_LOG_ENTRIES);
     }
 
     public ReplicationConfig withTimings(Duration heartbeatInterval, Duration heartbeatTimeout, Duration requestTimeout) {
         return new ReplicationConfig(nodes, user, password, placementRule, placementOverrides, heartbeatInterval,
-                heartbeatTimeout, requestTimeout, copyBlockMessages, copyBlockBytes, leaseRenew, leaseTimeout, tick, maxCallsInside);
+                heartbeatTimeout, requestTimeout, copyBlockMessages, copyBlockBytes, leaseRenew, leaseTimeout, tick, maxCallsInside, catchUpLogEntries);
     }
 
     public ReplicationConfig withCopyBlock(int messages, int bytes) {
         return new ReplicationConfig(nodes, user, password, placementRule, placementOverrides, heartbeatInterval,
-                heartbeatTimeout, requestTimeout, messages, bytes, leaseRenew, leaseTimeout, tick, maxCallsInside);
+                heartbeatTimeout, requestTimeout, messages, bytes, leaseRenew, leaseTimeout, tick, maxCallsInside, catchUpLogEntries);
     }
 
     public ReplicationConfig withMaxCallsInside(int max) {
         return new ReplicationConfig(nodes, user, password, placementRule, placementOverrides, heartbeatInterval,
-                heartbeatTimeout, requestTimeout, copyBlockMessages, copyBlockBytes, leaseRenew, leaseTimeout, tick, max);
+                heartbeatTimeout, requestTimeout, copyBlockMessages, copyBlockBytes, leaseRenew, leaseTimeout, tick, max, catchUpLogEntries);
     }
 
     public ReplicationConfig withLease(Duration renew, Duration timeout) {
         return new ReplicationConfig(nodes, user, password, placementRule, placementOverrides, heartbeatInterval,
-                heartbeatTimeout, requestTimeout, copyBlockMessages, copyBlockBytes, renew, timeout, tick, maxCallsInside);
+                heartbeatTimeout, requestTimeout, copyBlockMessages, copyBlockBytes, renew, timeout, tick, maxCallsInside, catchUpLogEntries);
     }
 
     public ReplicationConfig withPlacement(PlacementRule rule, Map<String, List<String>> overrides) {
         return new ReplicationConfig(nodes, user, password, rule, overrides, heartbeatInterval,
-                heartbeatTimeout, requestTimeout, copyBlockMessages, copyBlockBytes, leaseRenew, leaseTimeout, tick, maxCallsInside);
+                heartbeatTimeout, requestTimeout, copyBlockMessages, copyBlockBytes, leaseRenew, leaseTimeout, tick, maxCallsInside, catchUpLogEntries);
+    }
+
+    /** The catch-up log's bound per queue (0: copies that come back are always rebuilt in full). */
+    public ReplicationConfig withCatchUpLogEntries(int entries) {
+        return new ReplicationConfig(nodes, user, password, placementRule, placementOverrides, heartbeatInterval,
+                heartbeatTimeout, requestTimeout, copyBlockMessages, copyBlockBytes, leaseRenew, leaseTimeout, tick,
+                maxCallsInside, entries);
     }
 
     public List<String> nodeNames() {
@@ -167,7 +189,8 @@ public record ReplicationConfig(List<NodeSpec> nodes, String user, String passwo
                 Integer.parseInt(p.getProperty("replication.copyBlockMessages", "1000")),
                 Integer.parseInt(p.getProperty("replication.copyBlockBytes", String.valueOf(4 << 20))),
                 millis(p, "leaseRenewMillis", 2000), millis(p, "leaseTimeoutMillis", 10_000), millis(p, "tickMillis", 50),
-                Integer.parseInt(p.getProperty("replication.maxCallsInside", String.valueOf(DEFAULT_MAX_CALLS_INSIDE))));
+                Integer.parseInt(p.getProperty("replication.maxCallsInside", String.valueOf(DEFAULT_MAX_CALLS_INSIDE))),
+                Integer.parseInt(p.getProperty("replication.catchUpLogEntries", String.valueOf(DEFAULT_CATCH_UP_LOG_ENTRIES))));
     }
 
     private static Duration millis(Properties p, String key, long def) {
@@ -188,6 +211,6 @@ public record ReplicationConfig(List<NodeSpec> nodes, String user, String passwo
         return "ReplicationConfig{nodes=" + nodes + ", user=" + user + ", rule=" + placementRule + ", overrides="
                 + placementOverrides + ", heartbeat=" + heartbeatInterval + "/" + heartbeatTimeout + ", requestTimeout="
                 + requestTimeout + ", copyBlock=" + copyBlockMessages + "/" + copyBlockBytes + ", lease=" + leaseRenew
-                + "/" + leaseTimeout + ", maxCallsInside=" + maxCallsInside + "}";
+                + "/" + leaseTimeout + ", maxCallsInside=" + maxCallsInside + ", catchUpLogEntries=" + catchUpLogEntries + "}";
     }
 }

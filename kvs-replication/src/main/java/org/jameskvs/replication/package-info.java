@@ -43,8 +43,9 @@
  * a named method of {@code QueueReplica} or of one of its parts, which keep no state of their own
  * (the replica holds it): {@code Answers} (node answers, the calls' outcomes), {@code MemberPaths}
  * (members' paths and liveness), {@code Timers} (tick, parked mutations), {@code RecordAndRebuild} (the
- * record, a rebuild's start and end), {@code CommitPoint} (the commit point sent to the servers);
- * nothing else changes these fields.
+ * record, a rebuild's start and end), {@code CommitPoint} (the commit point sent to the servers),
+ * {@code CatchUp} (the writer's digest per copy, the catch-up log {@code SeqLog}, catch-up or full
+ * rebuild); nothing else changes these fields.
  * <table class="striped">
  * <caption>Queue phase</caption>
  * <tr><th>phase</th><th>event</th><th>next</th><th>action</th></tr>
@@ -80,7 +81,9 @@
  * on the other path (next generation), then the unanswered requests again, in order</td></tr>
  * <tr><td>SYNC, the other copy SYNC and reachable; or REBUILDING</td><td>both paths NG
  * ({@code MemberPaths.nodeLost})</td><td>NG (isolated)</td><td>record written; a rebuild onto the next healthy
- * node; mutations the survivor applied wait (parked) for it</td></tr>
+ * node; mutations the survivor applied wait (parked) for it; the survivor's mutations from its
+ * (seq, digest) on are logged for the copy's return ({@code CatchUp.departed}, {@code SeqLog}; at most
+ * {@code catchUpLogEntries}, else given up)</td></tr>
  * <tr><td>SYNC, the only reachable SYNC copy</td><td>both paths NG ({@code MemberPaths.nodeLost})</td>
  * <td>SYNC, lost</td><td>writes refused (STORAGE_ERROR) until it is back; a REBUILDING partner is
  * isolated</td></tr>
@@ -93,9 +96,19 @@
  * (then served, ALARM)</td><td>a rebuild from the intact copy</td></tr>
  * <tr><td>(new member)</td><td>fewer than two members, a node up ({@code RecordAndRebuild.startRebuildIfPossible})</td>
  * <td>REBUILDING</td><td>CLEAR, record, block-wise copy from the SYNC copy while mutations go to
- * both ({@link org.jameskvs.replication.Rebuild})</td></tr>
+ * both ({@link org.jameskvs.replication.Rebuild}); on the node of the copy that left while a log of
+ * it is kept: OPEN first, everything else held for it until decided (below)</td></tr>
+ * <tr><td>REBUILDING, the copy that left back</td><td>its OPEN answer: (last seq, digest) one the log
+ * holds, not DAMAGED, the OPEN at our epoch accepted ({@code CatchUp.decide})</td><td>REBUILDING (catch-up)</td>
+ * <td>STAT marker on the source; the log's DELETEs and REPLACEs after its seq replayed (a replacing
+ * PUT as a DELETE), the messages at positions after its seq copied at their positions; then as a
+ * rebuild's last block (below). A log not reaching the marker, or a CLEAR in it: NG, rebuilt in full</td></tr>
+ * <tr><td>REBUILDING, the copy that left back</td><td>its OPEN answer otherwise (another digest, a seq
+ * the log does not hold: wiped, damaged, lost writes)</td><td>REBUILDING</td><td>CLEAR, what was held
+ * for it, a full copy as above</td></tr>
  * <tr><td>REBUILDING</td><td>last block copied ({@code RecordAndRebuild.rebuildDone})</td><td>SYNC</td><td>REBASE to the
- * source's (seq, digest); held mutations released; parked calls acknowledged; record written</td></tr>
+ * source's (seq, digest); held mutations released; parked calls acknowledged; record written; the
+ * catch-up log freed</td></tr>
  * <tr><td>REBUILDING</td><td>its source isolated or lost</td><td>NG (isolated)</td><td>the rebuild is
  * aborted</td></tr>
  * </table>
@@ -257,8 +270,11 @@
  * that had requests in flight (the KvsClient's own timeout, on real time): those paths fail, and a
  * node both of whose connections broke is lost as before.
  * The lease is renewed on observed time, so a standstill delays the next renewal by its length.</li>
- * <li>A copy that missed mutations is still rebuilt in full (CLEAR and copy), not brought up by
- * its missing suffix. A rebuild keeps the source's order also when its first marker is answered
+ * <li>A copy that missed mutations is brought up by its missing suffix only by the writer that saw
+ * it leave (its node lost while the other copy stayed in sync), while that writer's log of it is
+ * within {@code catchUpLogEntries} and the copy comes back on its own node with the (seq, digest)
+ * the log expects; a new writer (restart, reclaim, takeover), a copy isolated for disagreeing, a
+ * copy replaced on a third node, or a CLEAR in the suffix: rebuilt in full (CLEAR and copy). A rebuild keeps the source's order also when its first marker is answered
  * late (a STAT resent on the other path after mail was put meanwhile): the next pass re-appends
  * from the first message the target already held ({@code RebuildLateMarkerTest}).</li>
  * </ul>

@@ -96,6 +96,12 @@ final class SimCluster {
 
     /** @param nodeFactory each node's server: {@code SimServer::new} (the model) or a {@link RealNode} maker */
     SimCluster(long seed, int nodes, int writerCount, java.util.function.Function<String, SimNode> nodeFactory) {
+        this(seed, nodes, writerCount, nodeFactory, c -> c);
+    }
+
+    /** @param tune adjusts the configuration the writers use */
+    SimCluster(long seed, int nodes, int writerCount, java.util.function.Function<String, SimNode> nodeFactory,
+               java.util.function.UnaryOperator<ReplicationConfig> tune) {
         List<String> names = new ArrayList<>();
         List<ReplicationConfig.NodeSpec> specs = new ArrayList<>();
         for (int i = 1; i <= nodes; i++) {
@@ -103,7 +109,7 @@ final class SimCluster {
             specs.add(new ReplicationConfig.NodeSpec("kvs" + i, "sim", i, "sim", 100 + i));
         }
         world = new SimWorld(seed, names, nodeFactory);
-        config = ReplicationConfig.of(specs, "u", "p").withCopyBlock(7, 1 << 20);
+        config = tune.apply(ReplicationConfig.of(specs, "u", "p").withCopyBlock(7, 1 << 20));
         for (int i = 1; i <= writerCount; i++) {
             writers.add(new Writer("james" + i));
         }

@@ -33,6 +33,12 @@ class WipedNodeTest extends ClusterRigTest<ProcessCluster> {
         cluster.restart("kvs2");
         System.out.println("kvs2 killed, isolated, restarted with an empty data directory");
         awaitRebuildOf(mark, "kvs2");
+        // The writer kept a catch-up log since kvs2 left, but the copy that came back is empty: its
+        // (seq, digest) is not one the log holds, so it is CLEARed and copied in full, not caught up.
+        cluster.awaitEvent(mark, e -> e.startsWith(Q + ": rebuild kvs2 from kvs1 in full (catch-up refused: copy at seq"),
+                EVENT_WAIT, "catch-up refused");
+        assertThat(cluster.eventsMatching(mark, e -> e.startsWith(Q + ": rebuild of kvs2 done")))
+                .noneMatch(e -> e.contains("caught up"));
         live.awaitAcknowledged(live.acknowledged() + 100, EVENT_WAIT);
         live.finish(EVENT_WAIT);
         checkBothCopies(q, "declared down, restarted empty");
@@ -56,6 +62,8 @@ class WipedNodeTest extends ClusterRigTest<ProcessCluster> {
         PutLedger.Check early = ledger.check("back empty, before any write, reader", Q, ClusterRig.readAll(q));
         PutLoad live = new PutLoad(ledger, Map.of(Q, q), "live-", 16, 1024, 1_000_000);
         awaitRebuildOf(mark, "kvs1");
+        assertThat(cluster.eventsMatching(mark, e -> e.startsWith(Q + ": rebuild of kvs1 done")))
+                .as("rebuilt in full").noneMatch(e -> e.contains("caught up"));
         live.awaitAcknowledged(live.acknowledged() + 100, EVENT_WAIT);
         live.finish(EVENT_WAIT);
         checkBothCopies(q, "back empty before it was missed");

@@ -80,7 +80,7 @@ final class StoredQueue implements QueueState {
     /** A sequenced mutation of type {@code op} refused with {@code status}: it takes its seq all the same. */
     void refused(byte op, org.jameskvs.protocol.Status status) {
         seq++;
-        digest = QueueDigest.next(digest, seq, 0x80 | op, 0, status.code());
+        digest = org.jameskvs.protocol.ContentDigest.refused(digest, seq, op, status);
         outcome(seq, status, 0);
     }
 
