@@ -19,7 +19,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import reactor.core.Disposable;
-import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -57,7 +56,11 @@ final class LaneWorker implements AutoCloseable {
     private final TailDomainCounts tailCounts;
     /** Throttled tail domains' mails waiting for their place in their domain's pacing, off the lane's flow. */
     private final AtomicInteger waitingAside = new AtomicInteger();
-    private final Disposable.Composite aside = Disposables.composite();
+    /**
+     * Their subscriptions (wait, then delivery), disposed at close; a finished one is forgotten at the next
+     * wait, so a few are kept: those still waiting or in delivery, at most about twice the concurrency.
+     */
+    private final java.util.Set<Disposable> aside = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private Disposable subscription;
 
     LaneWorker(LaneState state, MailQueue queue, MxResolver resolver, LaneDeliveryConfig config, Bouncer bouncer,
@@ -139,11 +142,16 @@ final class LaneWorker implements AutoCloseable {
             waitingAside.decrementAndGet();
             return paced(item, domain);
         }
-        aside.add(Mono.delay(wait).then(Mono.defer(() -> {
+        Disposable waiting = Mono.delay(wait).then(Mono.defer(() -> {
                 waitingAside.decrementAndGet();
                 return paced(item, domain);
             }))
-            .subscribe(ignored -> { }, e -> LOGGER.error("Lane {}: throttled mail to {} not sent", state.lane().name(), domain, e)));
+            .subscribe(ignored -> { }, e -> LOGGER.error("Lane {}: throttled mail to {} not sent", state.lane().name(), domain, e));
+        aside.add(waiting);
+        if (waiting.isDisposed()) { // already over: forget it (the sweep below forgets the others)
+            aside.remove(waiting);
+        }
+        aside.removeIf(Disposable::isDisposed); // a finished subscription is disposed
         return Mono.empty();
     }
 
@@ -408,7 +416,7 @@ final class LaneWorker implements AutoCloseable {
         if (subscription != null) {
             subscription.dispose();
         }
-        aside.dispose(); // their mails are not done: the queue hands them out again at the next start
+        aside.forEach(Disposable::dispose); // their mails are not done: the queue hands them out again at the next start
         connections.close();
     }
 }
