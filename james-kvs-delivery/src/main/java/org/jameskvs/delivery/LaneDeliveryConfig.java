@@ -41,8 +41,9 @@ import java.util.function.Function;
  * that many matching replies (to any command, at the greeting included) within the window suspend the destination (its
  * dedicated lane, or only that domain in its bucket) for that long; the suspension expires by itself. With {@code action=bounce}
  * (default {@code suspend}) the rule orders that domain's mail bounced, queued or arriving, for {@code bounceForMillis} (same default);
- * with {@code action=throttle; maxMessageRate=2} it paces the domain's lane (a tail domain: its bucket) at 2 mails/s at most on this
- * node for {@code throttleForMillis} (same default).
+ * with {@code action=throttle; maxMessageRate=2} it paces the domain (its dedicated lane, or in its bucket that domain alone: the
+ * bucket's other domains go on) at 2 mails/s at most for {@code throttleForMillis} (same default); on this node, or with
+ * {@code sharedLimits} shared by demand among the nodes throttling that domain (as a lane's {@code maxMessageRate}).
  * Example: {@code <replyRule1>code=4xx; text=rate limited; suspendAfterFailures=3; suspendForMillis=60000</replyRule1>}.
  * See {@link ReplyRule}</td></tr>
  * <tr><td>{@code deliveryThreads}</td><td>{@code 64}</td><td>threads doing SMTP I/O for all lanes together</td></tr>

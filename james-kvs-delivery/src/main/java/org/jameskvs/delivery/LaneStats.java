@@ -20,10 +20,18 @@ public final class LaneStats {
     /** A reply rule's throttle: the lane's rate cap (mails/s, 0 = none) until when (epoch ms), and why. */
     private volatile Throttle throttle = new Throttle(0, 0, "");
 
+    /** The tail domains' own throttles (a bucket's). */
+    final DomainThrottles domainThrottles = new DomainThrottles();
+
     private record Throttle(double rate, long untilMillis, String reason) {
     }
 
-    /** Caps the lane's rate at {@code rate} mails/s until {@code untilMillis} (a reply rule's throttle). */
+    /** The tail domains of this bucket throttled at {@code nowMillis}, each with "rate/s until end". */
+    public java.util.Map<String, String> throttledDomains(long nowMillis) {
+        return domainThrottles.active(nowMillis);
+    }
+
+    /** Caps the lane's rate at {@code rate} mails/s until {@code untilMillis} (a reply rule's throttle of a dedicated lane). */
     void throttle(double rate, long untilMillis, String reason) {
         throttle = new Throttle(rate, untilMillis, reason);
     }

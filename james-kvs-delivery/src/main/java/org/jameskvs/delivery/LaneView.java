@@ -11,7 +11,9 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * those taken from the queue that wait for the lane's suspension to end, {@code ready} what remains;
  * {@code suspendedDomains}: the tail domains of a bucket suspended on their own, with their end;
  * {@code bounceOrders}: active bounce orders (a domain, or {@code *} for the whole lane) and their end;
- * {@code throttledRate}: the rate cap (mails/s) of a reply rule's throttle until {@code throttledUntil}, 0 when none;
+ * {@code throttledRate}: the rate cap (mails/s) of a reply rule's throttle of the lane (a dedicated lane's
+ * domain) until {@code throttledUntil}, 0 when none; {@code throttledDomains}: the tail domains of a bucket
+ * throttled on their own (each paced alone, its neighbours not), with their rate and end;
  * {@code domain}: only in the answer for a tail domain ({@code GET /lanes/{domain}} of a domain in a bucket):
  * that domain's own queued, delayed and in-flight counts on this node ({@link TailDomainCounts}), while the
  * other fields are its bucket's.
@@ -21,14 +23,14 @@ public record LaneView(String lane, boolean dedicated, long queued, long ready, 
                        long delivered, long deferred, long bounced, long connectionFailures, String lastReply,
                        boolean suspended, String suspendedUntil, String suspensionReason, long suspensions,
                        java.util.Map<String, String> suspendedDomains, java.util.Map<String, String> bounceOrders,
-                       double throttledRate, String throttledUntil,
+                       double throttledRate, String throttledUntil, java.util.Map<String, String> throttledDomains,
                        @JsonInclude(JsonInclude.Include.NON_NULL) TailDomainCounts.View domain) {
 
     /** This view with {@code domain}'s own counts (a tail domain of this bucket). */
     public LaneView withDomain(TailDomainCounts.View domain) {
         return new LaneView(lane, dedicated, queued, ready, delayed, inFlight, held, concurrency, currentLimit, openConnections,
             maxOpenConnections, connectionsOpened, delivered, deferred, bounced, connectionFailures, lastReply, suspended,
-            suspendedUntil, suspensionReason, suspensions, suspendedDomains, bounceOrders, throttledRate, throttledUntil, domain);
+            suspendedUntil, suspensionReason, suspensions, suspendedDomains, bounceOrders, throttledRate, throttledUntil, throttledDomains, domain);
     }
 
     public static LaneView of(LaneState state) {
@@ -44,6 +46,7 @@ public record LaneView(String lane, boolean dedicated, long queued, long ready, 
             until == null ? null : until.toString(), state.suspension().reason(), state.suspension().suspensions(),
             state.suspendedDomains(), state.bounces().active(), stats.throttledRate(System.currentTimeMillis()),
             stats.throttledUntil(System.currentTimeMillis()) == 0 ? null
-                : Instant.ofEpochMilli(stats.throttledUntil(System.currentTimeMillis())).toString(), null);
+                : Instant.ofEpochMilli(stats.throttledUntil(System.currentTimeMillis())).toString(),
+            stats.throttledDomains(System.currentTimeMillis()), null);
     }
 }

@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.james.core.MailAddress;
 import org.apache.james.queue.api.MailQueue;
@@ -53,6 +54,13 @@ final class LaneWorker implements AutoCloseable {
     private final SharedLimits limits;
     private final AdaptiveLimit limit;
     private final TailDomainCounts tailCounts;
+    /** Throttled tail domains' mails waiting for their place in their domain's pacing, off the lane's flow. */
+    private final AtomicInteger waitingAside = new AtomicInteger();
+    /**
+     * Their subscriptions (wait, then delivery), disposed at close; a finished one is forgotten at the next
+     * wait, so a few are kept: those still waiting or in delivery, at most about twice the concurrency.
+     */
+    private final java.util.Set<Disposable> aside = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private Disposable subscription;
 
     LaneWorker(LaneState state, MailQueue queue, MxResolver resolver, LaneDeliveryConfig config, Bouncer bouncer,
@@ -90,24 +98,75 @@ final class LaneWorker implements AutoCloseable {
         }
         if (state.suspension().remaining().isZero()) {
             String domain = domainOf(item);
-            Mono<Void> delivery = limit.acquire().then(reserve(domain))
-                .flatMap(reservation -> Mono.fromCallable(() -> deliver(item, domain, reservation)).subscribeOn(io))
-                .doOnNext(limit::release)
-                .onErrorResume(e -> { // deliver() handles its failures; this keeps the lane's flux alive regardless
-                    LOGGER.error("Lane {}: unexpected delivery failure", state.lane().name(), e);
-                    limit.release(AdaptiveLimit.Feedback.NOTHING);
-                    return Mono.empty();
-                })
-                .then();
-            Duration wait = pacer.reserve();
-            if (rate() > 0) {
-                limits.demand(state.lane(), wait);
-            }
-            return wait.isZero() ? delivery : Mono.delay(wait).then(delivery);
+            DomainThrottles.Throttle throttle = domain == null ? null : state.stats().domainThrottles.active(domain, clock.millis());
+            return throttle == null ? paced(item, domain) : pacedForDomain(item, domain, throttle);
         }
         state.stats().held.incrementAndGet();
         return awaitResumption(item).doFinally(signal -> state.stats().held.decrementAndGet())
             .then(Mono.defer(() -> handle(item)));
+    }
+
+    /** Delivers {@code item} in its place of the lane's pacing. */
+    private Mono<Void> paced(MailQueueItem item, String domain) {
+        Mono<Void> delivery = limit.acquire().then(reserve(domain))
+            .flatMap(reservation -> Mono.fromCallable(() -> deliver(item, domain, reservation)).subscribeOn(io))
+            .doOnNext(limit::release)
+            .onErrorResume(e -> { // deliver() handles its failures; this keeps the lane's flux alive regardless
+                LOGGER.error("Lane {}: unexpected delivery failure", state.lane().name(), e);
+                limit.release(AdaptiveLimit.Feedback.NOTHING);
+                return Mono.empty();
+            })
+            .then();
+        Duration wait = pacer.reserve();
+        if (rate() > 0) {
+            limits.demand(state.lane(), wait);
+        }
+        return wait.isZero() ? delivery : Mono.delay(wait).then(delivery);
+    }
+
+    /**
+     * A mail of a throttled tail domain: it waits for its place in the domain's own pacing aside, off the
+     * lane's flow (which reads on and serves the bucket's other domains), then takes its place in the
+     * lane's pacing. At most {@code concurrency} such mails wait aside per lane on this node, so the heap
+     * does not grow with a throttled domain's backlog; the others are parked in the shortest delay tier
+     * (as a suspended tail domain's are) and come back to the lane later.
+     */
+    private Mono<Void> pacedForDomain(MailQueueItem item, String domain, DomainThrottles.Throttle throttle) {
+        if (waitingAside.incrementAndGet() > state.concurrency()) {
+            waitingAside.decrementAndGet();
+            return Mono.<Void>fromRunnable(() -> parkThrottled(item, domain, throttle)).subscribeOn(io);
+        }
+        Duration wait = throttle.pacer.reserve();
+        limits.demand(throttle.share, wait);
+        if (wait.isZero()) {
+            waitingAside.decrementAndGet();
+            return paced(item, domain);
+        }
+        Disposable waiting = Mono.delay(wait).then(Mono.defer(() -> {
+                waitingAside.decrementAndGet();
+                return paced(item, domain);
+            }))
+            .subscribe(ignored -> { }, e -> LOGGER.error("Lane {}: throttled mail to {} not sent", state.lane().name(), domain, e));
+        aside.add(waiting);
+        if (waiting.isDisposed()) { // already over: forget it (the sweep below forgets the others)
+            aside.remove(waiting);
+        }
+        aside.removeIf(Disposable::isDisposed); // a finished subscription is disposed
+        return Mono.empty();
+    }
+
+    /** Parks a throttled tail domain's mail in the delay tier covering one interval of its throttle. */
+    private void parkThrottled(MailQueueItem item, String domain, DomainThrottles.Throttle throttle) {
+        Mail mail = item.getMail();
+        try {
+            Duration interval = Duration.ofNanos((long) (1e9 / throttle.rate));
+            state.delayed().add(delays.parkWhileSuspended(mail, interval));
+            complete(item, MailQueueItem.CompletionStatus.SUCCESS);
+        } catch (Exception e) {
+            LOGGER.error("Lane {}: throttled mail {} to {} not parked; the queue hands it out again", state.lane().name(),
+                mail.getName(), domain, e);
+            complete(item, MailQueueItem.CompletionStatus.RETRY);
+        }
     }
 
     /** The first recipient's domain (every recipient of a lane mail has it), or null when there is none. */
@@ -224,7 +283,7 @@ final class LaneWorker implements AutoCloseable {
         }
     }
 
-    /** The lane's rate (mails/s, 0 = no limit): maxMessageRate, capped by a reply rule's throttle while it lasts. */
+    /** The lane's rate (mails/s, 0 = no limit): maxMessageRate, capped by a reply rule's throttle of a dedicated lane while it lasts. */
     private double rate() {
         double throttled = state.stats().throttledRate(clock.millis());
         double configured = config.maxMessageRate();
@@ -239,15 +298,40 @@ final class LaneWorker implements AutoCloseable {
             }
             String why = rule + " (" + rule.threshold() + " matching replies, last: " + reply + ")";
             if (rule.action() == ReplyRule.Action.THROTTLE) {
-                state.stats().throttle(rule.rate(), clock.millis() + rule.suspendFor().toMillis(), why);
-                LOGGER.warn("Lane {} paced at {}/s at most for {} ms (for {}): {}", state.lane().name(), rule.rate(),
-                    rule.suspendFor().toMillis(), domain, why);
+                throttle(domain, rule, why);
             } else if (rule.action() == ReplyRule.Action.BOUNCE) {
                 state.bounces().order(domain, rule.suspendFor(), why);
                 LOGGER.warn("Lane {}: mail to {} bounced for {} ms: {}", state.lane().name(), domain, rule.suspendFor().toMillis(), why);
             } else {
                 LOGGER.warn("Lane {} suspended for {}: {}", state.lane().name(), domain, domainRule.reason());
             }
+        }
+    }
+
+    /**
+     * Applies a throttle rule to the destination whose replies matched: a dedicated lane's rate, or in a
+     * bucket the tail domain alone (its own pacer; with shared limits its rate is shared by demand among
+     * the nodes throttling it, as a lane's rate is: the throttle's share name is
+     * {@code <lane>/throttle-<domain>}).
+     */
+    private void throttle(String domain, ReplyRule rule, String why) {
+        long now = clock.millis();
+        long until = now + rule.suspendFor().toMillis();
+        if (state.lane().dedicated()) {
+            state.stats().throttle(rule.rate(), until, why);
+            LOGGER.warn("Lane {} paced at {}/s at most for {} ms (for {}): {}", state.lane().name(), rule.rate(),
+                rule.suspendFor().toMillis(), domain, why);
+            return;
+        }
+        Lane share = new Lane(state.lane().name() + "/throttle-" + domain.toLowerCase(java.util.Locale.ROOT), false);
+        boolean applied = state.stats().domainThrottles.throttle(domain, rule.rate(), until, why, now, share,
+            t -> new RatePacer(() -> t.rate * limits.rateShare(t.share), System::nanoTime));
+        if (applied) {
+            LOGGER.warn("Lane {}: {} paced at {}/s at most for {} ms (its bucket neighbours are not): {}", state.lane().name(),
+                domain, rule.rate(), rule.suspendFor().toMillis(), why);
+        } else {
+            LOGGER.warn("Lane {}: {} not throttled: {} other domains of the bucket are throttled already: {}",
+                state.lane().name(), domain, DomainThrottles.MAX_DOMAINS, why);
         }
     }
 
@@ -332,6 +416,7 @@ final class LaneWorker implements AutoCloseable {
         if (subscription != null) {
             subscription.dispose();
         }
+        aside.forEach(Disposable::dispose); // their mails are not done: the queue hands them out again at the next start
         connections.close();
     }
 }

@@ -26,8 +26,10 @@ import java.util.regex.PatternSyntaxException;
  * {@code action=bounce} the rule, at its threshold, orders the destination's mail bounced (queued or
  * arriving, as an administrator's bounce order does) for {@code bounceForMillis} (an alias of
  * {@code suspendForMillis}) instead of suspending it. With {@code action=throttle} it paces the
- * destination's lane at {@code maxMessageRate} mails/s at most (per node; a tail domain's throttle
- * paces its whole bucket) for {@code throttleForMillis} (same alias). Configured as
+ * destination at {@code maxMessageRate} mails/s at most for {@code throttleForMillis} (same alias):
+ * a dedicated lane's rate, or a tail domain alone in its bucket (its neighbours are not slowed); with
+ * {@code sharedLimits} the rate is shared by demand among the nodes that throttle the destination.
+ * Configured as
  * {@code replyRule1}, {@code replyRule2}, ... in {@link LaneDeliveryConfig}, each
  * {@code key=value} pairs separated by {@code ;} (so a text cannot contain {@code ;}), e.g.
  * {@code code=4xx; text=rate limited|too many connections; suspendAfterFailures=3;

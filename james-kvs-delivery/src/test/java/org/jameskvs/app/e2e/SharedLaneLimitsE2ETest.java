@@ -47,6 +47,9 @@ class SharedLaneLimitsE2ETest {
     private static final int RATE = Integer.getInteger("lanes.shared.rate", 40);
     private static final Duration WINDOW = Duration.ofSeconds(Integer.getInteger("lanes.shared.windowSeconds", 2));
     private static final Duration TIMEOUT = Duration.ofMinutes(10);
+    /** A throttle rule's rate (mails/s) and the mails each node has for the throttled domain. */
+    private static final int THROTTLE = 10;
+    private static final int THROTTLED_PER_NODE = 60;
 
     @Test
     void twoNodesNeverOpenMoreThanTheLaneLimit() throws Exception {
@@ -167,6 +170,66 @@ class SharedLaneLimitsE2ETest {
         }
     }
 
+    /**
+     * A reply rule's throttle of a tail domain, with {@code sharedLimits}: both nodes see the domain's
+     * "slow down" replies and throttle it (in its bucket, alone) at THROTTLE mails/s, then each has
+     * THROTTLED_PER_NODE mails for it. The nodes share the throttle's rate by demand as they share a
+     * lane's rate, so together they stay at THROTTLE: asserted as a lower bound on the time from the
+     * first to the last paced arrival (80 % of what the rate allows; a loaded machine only makes it
+     * longer). Each node pacing the whole throttle alone would take half of it.
+     */
+    @Test
+    void twoNodesShareATailDomainsThrottle() throws Exception {
+        String tail = "tail.test";
+        try (DomainSmtpTarget target = DomainSmtpTarget.start(Map.of(tail, Behaviour.rcptReply("451 4.7.0 slow down please")));
+             KvsServerProcess kvs = KvsServerProcess.start(workDirectory("shared-throttle"))) {
+            LaneDeliveryConfig config = TestConfigs.config("buckets", "1", "concurrency", "4", "initialConcurrency", "4",
+                "retryDelays", "200", "maxAttempts", "1000", "port", String.valueOf(target.port()),
+                "sharedLimits", "true", "sharedLimitsRefreshMillis", "200",
+                "replyRule1", "text=slow down; action=throttle; maxMessageRate=" + THROTTLE
+                    + "; suspendAfterFailures=1; throttleForMillis=3600000");
+            MxResolver resolver = domain -> List.of(target.domain(domain).address());
+            LaneRegistry registryA = new LaneRegistry();
+            LaneRegistry registryB = new LaneRegistry();
+            try (KvsSharedLimits limitsA = limits(kvs, "node-a", config);
+                 KvsSharedLimits limitsB = limits(kvs, "node-b", config)) {
+                Waits.until(() -> limitsA.rateShare() == 0.5 && limitsB.rateShare() == 0.5, "each node sees the other", TIMEOUT);
+                try (LaneSpool a = spool(config, resolver, limitsA, registryA);
+                     LaneSpool b = spool(config, resolver, limitsB, registryB)) {
+                    a.enqueue(TestMails.mail("first-a", TestMails.messageId("first-a", 0), "first@" + tail));
+                    b.enqueue(TestMails.mail("first-b", TestMails.messageId("first-b", 0), "first@" + tail));
+                    Waits.until(() -> throttled(registryA, tail) && throttled(registryB, tail), "both nodes throttle " + tail, TIMEOUT);
+                    target.domain(tail).behave(Behaviour.accept());
+                    for (int i = 0; i < THROTTLED_PER_NODE; i++) {
+                        a.enqueue(TestMails.mail("a" + i, TestMails.messageId("a", i), "r" + i + "@" + tail));
+                        b.enqueue(TestMails.mail("b" + i, TestMails.messageId("b", i), "r" + i + "@" + tail));
+                    }
+                    Waits.until(() -> target.domain(tail).distinctMessageIds() == 2 + 2 * THROTTLED_PER_NODE,
+                        "every mail of both nodes delivered", TIMEOUT);
+                }
+            }
+            List<Long> arrivals = new ArrayList<>();
+            target.domain(tail).arrivals().forEach((id, at) -> {
+                if (id.startsWith("<a-") || id.startsWith("<b-")) {
+                    arrivals.add(at);
+                }
+            });
+            arrivals.sort(Long::compare);
+            double seconds = (arrivals.get(arrivals.size() - 1) - arrivals.get(0)) / 1000.0;
+            double paceSeconds = (arrivals.size() - 1) / (double) THROTTLE;
+            System.out.printf("SharedLaneLimitsE2ETest: 2 nodes, %s throttled at %d/s: %d mails in %.1f s = %.2f mails/s%n",
+                tail, THROTTLE, arrivals.size(), seconds, (arrivals.size() - 1) / seconds);
+            assertThat(seconds).as("%d mails at %d/s across both nodes take %.1f s from first to last", arrivals.size(), THROTTLE,
+                paceSeconds).isGreaterThanOrEqualTo(0.8 * paceSeconds);
+            assertThat(target.domain(tail).accepted()).as("duplicates").isEqualTo(2 + 2L * THROTTLED_PER_NODE);
+        }
+    }
+
+    private static boolean throttled(LaneRegistry registry, String domain) {
+        return registry.find(domain).map(state -> state.stats().throttledDomains(System.currentTimeMillis()).containsKey(domain))
+            .orElse(false);
+    }
+
     private static double loadAverage() {
         return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
@@ -245,7 +308,11 @@ class SharedLaneLimitsE2ETest {
     }
 
     private static LaneSpool spool(LaneDeliveryConfig config, MxResolver resolver, KvsSharedLimits limits) {
+        return spool(config, resolver, limits, new LaneRegistry());
+    }
+
+    private static LaneSpool spool(LaneDeliveryConfig config, MxResolver resolver, KvsSharedLimits limits, LaneRegistry registry) {
         return new LaneSpool(config, new MemoryMailQueueFactory(new RawMailQueueItemDecoratorFactory()), resolver,
-            (mail, reply) -> { }, new LaneRegistry(), Clock.systemUTC(), limits);
+            (mail, reply) -> { }, registry, Clock.systemUTC(), limits);
     }
 }
