@@ -93,6 +93,12 @@ public final class ContentDigest {
         return (int) c.getValue();
     }
 
+    /**
+     * Not the journal's allocation-free {@code RecordBytes.updateCrc}: the writer computes this on its
+     * own thread over buffers Netty may be writing to a socket at the same time, and
+     * {@code internalNioBuffer} is one shared view per buffer (slices included), so this takes its
+     * own views.
+     */
     private static void update(CRC32C c, ByteBuf b) {
         if (b.readableBytes() == 0) {
             return;
