@@ -65,21 +65,54 @@ import reactor.core.publisher.Mono;
  * <p>The delayed mails are put into the delay queue directly (as {@code DelayTiers.park} stores a
  * mail after its first temporary failure: the mail with its due time), not by failing deliveries, to
  * reach the size in reasonable time. One million: {@code -Dlanes.delayed=1000000}.
+ *
+ * <p>Issue 13's second target, "a suspended lane holding 1,000,000 mails costs at most 1 % of dequeue
+ * capacity", is the same measurement with another backlog ({@link Backlog#SUSPENDED}): both engines
+ * have a second dedicated lane, {@code held.test}, suspended for a day through the engine's API (as
+ * {@code PUT /lanes/held.test/suspension} does) before any mail; only engine <i>backlog</i> holds
+ * {@code lanes.suspended} (default 20,000) mails in it, stored into its lane queue directly. Its worker
+ * holds the lane's first mails (at most its concurrency), waiting for the suspension to end, and reads
+ * no more. Asserted: none of them delivered, all still in the lane queue, the same heap bound; written
+ * to lanes-suspended.md and .png. One million: {@code -Dlanes.suspended=1000000}.
  */
 class DelayedBacklogE2ETest {
-    private static final int DELAYED = Integer.getInteger("lanes.delayed", 20_000);
     private static final int READY = Integer.getInteger("lanes.ready", 3_000);
     private static final int ROUNDS = Integer.getInteger("lanes.rounds", 6);
     private static final String DOMAIN = "ready.test";
+    /** The suspended lane's domain (Backlog.SUSPENDED only). */
+    private static final String HELD = "held.test";
     /** DelayTiers' attribute: when the mail is due (epoch ms). */
     private static final AttributeName DUE_AT = AttributeName.of("org.jameskvs.delivery.dueAtEpochMillis");
-    private static final long ISSUE_BUDGET_BYTES_PER_DELAYED_MAIL = 64L * 1024 * 1024 / 1_000_000;
+    private static final long ISSUE_BUDGET_BYTES_PER_BACKLOG_MAIL = 64L * 1024 * 1024 / 1_000_000;
     private static final Duration TIMEOUT = Duration.ofMinutes(30);
     /** Linux's USER_HZ (the unit of /proc/[pid]/stat's utime and stime): 100 on every common build. */
     private static final double PROC_TICKS_PER_SECOND = 100;
 
+    /** What engine <i>backlog</i> holds and engine <i>empty</i> does not. */
+    private enum Backlog {
+        /** Mails due in an hour in the first delay tier. */
+        DELAYED("delayed", "delays", Integer.getInteger("lanes.delayed", 20_000),
+            "mails due in an hour in its first delay tier"),
+        /** Mails in a dedicated lane suspended (by an administrator, for a day) before they arrive. */
+        SUSPENDED("suspended", "suspended", Integer.getInteger("lanes.suspended", 20_000),
+            "mails in the lane of " + HELD + " (suspended for a day on both engines before they arrived)");
+
+        final String kind;
+        final String reportName;
+        final int count;
+        final String held;
+
+        Backlog(String kind, String reportName, int count, String held) {
+            this.kind = kind;
+            this.reportName = reportName;
+            this.count = count;
+            this.held = held;
+        }
+    }
+
     /** One lane engine on its own KVS server. */
-    private record Engine(String name, KvsServerProcess kvs, KvsLaneQueues queues, LaneSpool spool) implements AutoCloseable {
+    private record Engine(String name, KvsServerProcess kvs, KvsLaneQueues queues, LaneSpool spool, LaneRegistry registry)
+        implements AutoCloseable {
         @Override
         public void close() throws Exception {
             try (queues) {
@@ -94,16 +127,29 @@ class DelayedBacklogE2ETest {
 
     @Test
     void aDelayedBacklogCostsTheReadyFlowLittleAndTheHeapNothingPerMail() throws Exception {
-        Path run = Path.of(System.getProperty("e2e.workdir", "target/e2e")).resolve("delayed-" + System.currentTimeMillis());
+        measure(Backlog.DELAYED);
+    }
+
+    @Test
+    void aSuspendedLaneHoldingMailCostsTheReadyFlowLittleAndTheHeapNothingPerMail() throws Exception {
+        measure(Backlog.SUSPENDED);
+    }
+
+    private static void measure(Backlog kind) throws Exception {
+        int count = kind.count;
+        Path run = Path.of(System.getProperty("e2e.workdir", "target/e2e")).resolve(kind.kind + "-" + System.currentTimeMillis());
         Files.createDirectories(run);
         Map<String, Behaviour> behaviours = new LinkedHashMap<>();
         behaviours.put(DOMAIN, Behaviour.accept());
+        behaviours.put(HELD, Behaviour.accept()); // would take the suspended lane's mail, if any were sent
         try (DomainSmtpTarget target = DomainSmtpTarget.start(behaviours);
              KvsServerProcess backlogKvs = KvsServerProcess.start(run.resolve("kvs-backlog"));
              KvsServerProcess emptyKvs = KvsServerProcess.start(run.resolve("kvs-empty"));
-             Engine backlog = engine("backlog", backlogKvs, target);
-             Engine empty = engine("empty", emptyKvs, target)) {
-            ManageableMailQueue delayQueue = (ManageableMailQueue) backlog.spool().delayQueues().get(0);
+             Engine backlog = engine("backlog", backlogKvs, target, kind);
+             Engine empty = engine("empty", emptyKvs, target, kind)) {
+            ManageableMailQueue backlogQueue = (ManageableMailQueue) (kind == Backlog.DELAYED
+                ? backlog.spool().delayQueues().get(0)
+                : laneQueue(backlog.spool(), HELD));
             int[] delivered = {0};
             // JIT, connections: not part of any figure
             flow(backlog, target, "warm-up-backlog", delivered);
@@ -111,7 +157,11 @@ class DelayedBacklogE2ETest {
             long heapEmpty = liveHeap();
 
             long parkStart = System.nanoTime();
-            park(delayQueue, DELAYED);
+            if (kind == Backlog.DELAYED) {
+                park(backlogQueue, count, "delayed", DOMAIN, System.currentTimeMillis() + Duration.ofHours(1).toMillis());
+            } else {
+                park(backlogQueue, count, "held", HELD, null);
+            }
             double parkSeconds = (System.nanoTime() - parkStart) / 1e9;
             long heapDelayed = liveHeap();
 
@@ -129,34 +179,45 @@ class DelayedBacklogE2ETest {
                     flows[onEmpty ? 0 : 1] = flow(engine, target, engine.name() + "-" + round, delivered);
                 }
                 rounds.add(flows);
-                System.out.printf("DelayedBacklogE2ETest round %d (%s first): %.0f mails/s without the backlog, %.0f with it"
+                System.out.printf("DelayedBacklogE2ETest (" + kind.kind + ") round %d (%s first): %.0f mails/s without the backlog, %.0f with it"
                         + " (%.3fx); JVM CPU %.0f / %.0f us per mail; KVS server CPU %.0f / %.0f us per mail%n",
                     round + 1, emptyFirst ? "empty" : "backlog", flows[0].mailsPerSecond(), flows[1].mailsPerSecond(),
                     flows[1].mailsPerSecond() / flows[0].mailsPerSecond(), flows[0].jvmCpuMicrosPerMail(),
                     flows[1].jvmCpuMicrosPerMail(), flows[0].serverCpuMicrosPerMail(), flows[1].serverCpuMicrosPerMail());
             }
             long heapAfter = liveHeap();
-            long stillDelayed = delayQueue.getSize();
+            long stillDelayed = backlogQueue.getSize();
 
-            report(rounds, parkSeconds, heapEmpty, heapDelayed, heapAfter, stillDelayed);
-            assertThat(stillDelayed).as("delayed mails still waiting").isEqualTo(DELAYED);
+            report(kind, rounds, parkSeconds, heapEmpty, heapDelayed, heapAfter, stillDelayed);
+            assertThat(stillDelayed).as("%s mails still waiting", kind.kind).isEqualTo(count);
             assertThat(target.domain(DOMAIN).messageIds()).as("arrived mails").noneMatch(id -> id.startsWith("<delayed-"));
+            assertThat(target.domain(HELD).accepted()).as("mails of the suspended lane delivered").isZero();
+            if (kind == Backlog.SUSPENDED) {
+                assertThat(backlog.registry().suspensionFor(HELD).orElseThrow().remaining()).as("still suspended").isPositive();
+            }
             assertThat(target.domain(DOMAIN).distinctMessageIds()).as("ready mails arrived").isEqualTo(delivered[0]);
             assertThat(target.domain(DOMAIN).accepted()).as("ready mails accepted (each once)").isEqualTo(delivered[0]);
-            assertThat(heapDelayed - heapEmpty).as("heap growth with %,d delayed mails", DELAYED)
-                .isLessThanOrEqualTo(ISSUE_BUDGET_BYTES_PER_DELAYED_MAIL * DELAYED);
+            assertThat(heapDelayed - heapEmpty).as("heap growth with %,d %s mails", count, kind.kind)
+                .isLessThanOrEqualTo(ISSUE_BUDGET_BYTES_PER_BACKLOG_MAIL * count);
         }
     }
 
-    private static Engine engine(String name, KvsServerProcess kvs, DomainSmtpTarget target) {
-        LaneDeliveryConfig config = TestConfigs.config("dedicatedDomains", DOMAIN, "buckets", "1",
+    /** With {@code Backlog.SUSPENDED}, a second dedicated lane (HELD), suspended before any mail. */
+    private static Engine engine(String name, KvsServerProcess kvs, DomainSmtpTarget target, Backlog kind) {
+        LaneDeliveryConfig config = TestConfigs.config(
+            "dedicatedDomains", kind == Backlog.SUSPENDED ? DOMAIN + "," + HELD : DOMAIN, "buckets", "1",
             "concurrency", "8", "initialConcurrency", "8", "maxDeliveriesPerConnection", "1000",
             "retryDelays", "3600000", "port", String.valueOf(target.port()));
         MxResolver resolver = domain -> List.of(target.domain(domain).address());
         KvsLaneQueues queues = KvsLaneQueues.connect(kvs, "delayed-bench-" + name);
         try {
-            return new Engine(name, kvs, queues, new LaneSpool(config, queues.factory(), resolver, (mail, reply) -> { },
-                new LaneRegistry(), Clock.systemUTC()));
+            LaneRegistry registry = new LaneRegistry();
+            Engine engine = new Engine(name, kvs, queues, new LaneSpool(config, queues.factory(), resolver, (mail, reply) -> { },
+                registry, Clock.systemUTC()), registry);
+            if (kind == Backlog.SUSPENDED) { // what PUT /lanes/held.test/suspension?duration=1d does (LaneRoutes)
+                registry.suspensionFor(HELD).orElseThrow().suspend(Duration.ofDays(1), "suspended by an administrator");
+            }
+            return engine;
         } catch (RuntimeException e) {
             try {
                 queues.close();
@@ -189,7 +250,7 @@ class DelayedBacklogE2ETest {
         return new Flow(READY / seconds, jvmCpuMicros / READY, serverCpuMicros / READY);
     }
 
-    private static void report(List<Flow[]> rounds, double parkSeconds, long heapEmpty, long heapDelayed, long heapAfter,
+    private static void report(Backlog kind, List<Flow[]> rounds, double parkSeconds, long heapEmpty, long heapDelayed, long heapAfter,
                                long stillDelayed) throws Exception {
         List<Double> ratios = new ArrayList<>();
         List<Double> jvmCpuRatios = new ArrayList<>();
@@ -208,32 +269,38 @@ class DelayedBacklogE2ETest {
                 with.serverCpuMicrosPerMail()));
         }
         double median = median(ratios);
-        ReportChart chart = ReportChart.bars(String.format("Ready flow (%,d mails per flow) with / without %,d delayed mails: median %.2fx",
-            READY, DELAYED, median), "round", "ready mails/s");
+        double jvmCpu = median(jvmCpuRatios);
+        double serverCpu = median(serverCpuRatios);
+        // the issue's "cost of dequeue capacity": capacity lost with the backlog, from mails/s and from CPU per mail
+        String cost = String.format("cost (1 - ratio) %.1f %%; from CPU per ready mail (1 - without / with) JVM %.1f %%, KVS server %.1f %%",
+            (1 - median) * 100, (1 - 1 / jvmCpu) * 100, (1 - 1 / serverCpu) * 100);
+        ReportChart chart = ReportChart.bars(String.format("Ready flow (%,d mails per flow) with / without %,d %s mails: median %.2fx",
+            READY, kind.count, kind.kind, median), "round", "ready mails/s");
         for (int i = 0; i < rounds.size(); i++) {
             chart.bar("no backlog", "round " + (i + 1), rounds.get(i)[0].mailsPerSecond())
-                .bar(String.format("%,d delayed", DELAYED), "round " + (i + 1), rounds.get(i)[1].mailsPerSecond());
+                .bar(String.format("%,d %s", kind.count, kind.kind), "round " + (i + 1), rounds.get(i)[1].mailsPerSecond());
         }
-        String summary = String.format("%,d delayed mails stored in %.1f s; %d rounds of %,d ready mails per engine:"
+        String summary = String.format("%,d %s mails stored in %.1f s; %d rounds of %,d ready mails per engine:"
                 + " median ratio (with / without the backlog) %.3fx (rounds %s); CPU per ready mail, with / without:"
-                + " this JVM median %.3fx, KVS server median %.3fx; live heap %.1f MB empty, %.1f MB with them (%+.1f bytes"
-                + " per delayed mail), %.1f MB after the rounds; %,d still in the delay queue",
-            DELAYED, parkSeconds, rounds.size(), READY, median, ratios.stream().map(r -> String.format("%.2f", r)).toList(),
-            median(jvmCpuRatios), median(serverCpuRatios), heapEmpty / 1e6, heapDelayed / 1e6,
-            (heapDelayed - heapEmpty) / (double) DELAYED, heapAfter / 1e6, stillDelayed);
+                + " this JVM median %.3fx, KVS server median %.3fx; %s; live heap %.1f MB empty, %.1f MB with them (%+.1f bytes"
+                + " per %s mail), %.1f MB after the rounds; %,d still in the %s queue",
+            kind.count, kind.kind, parkSeconds, rounds.size(), READY, median, ratios.stream().map(r -> String.format("%.2f", r)).toList(),
+            jvmCpu, serverCpu, cost, heapEmpty / 1e6, heapDelayed / 1e6,
+            (heapDelayed - heapEmpty) / (double) kind.count, kind.kind, heapAfter / 1e6, stillDelayed, kind.kind);
         System.out.println("DelayedBacklogE2ETest: " + summary);
-        LaneReport.write("delays", String.format("# Delayed mail at scale (DelayedBacklogE2ETest)%n%n"
-                + "Two identical lane engines, each on its own KVS server process; one holds %,d mails due in an hour in"
-                + " its first delay tier (stored in %.1f s). Each round runs a ready flow of %,d mails through each"
+        String title = kind == Backlog.DELAYED ? "Delayed mail at scale" : "A suspended lane holding mail";
+        LaneReport.write(kind.reportName, String.format("# %s (DelayedBacklogE2ETest)%n%n"
+                + "Two identical lane engines, each on its own KVS server process; one holds %,d %s"
+                + " (stored in %.1f s). Each round runs a ready flow of %,d mails through each"
                 + " engine, the order alternating.%n%n"
                 + "| round | mails/s without | mails/s with | ratio | JVM CPU us/mail without / with | KVS server CPU us/mail without / with |%n"
                 + "|---|---|---|---|---|---|%n%s%n"
-                + "**Median ratio %.2fx** (CPU per ready mail, with / without: JVM %.2fx, KVS server %.2fx). Live heap"
-                + " %.1f MB -> %.1f MB with the backlog; %,d still delayed. Load average at the end: %.1f on %d cores.%n",
-                DELAYED, parkSeconds, READY, rows, median, median(jvmCpuRatios), median(serverCpuRatios), heapEmpty / 1e6,
-                heapDelayed / 1e6, stillDelayed, ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+                + "**Median ratio %.2fx** (CPU per ready mail, with / without: JVM %.2fx, KVS server %.2fx); %s. Live heap"
+                + " %.1f MB -> %.1f MB with the backlog; %,d still %s. Load average at the end: %.1f on %d cores.%n",
+                title, kind.count, kind.held, parkSeconds, READY, rows, median, jvmCpu, serverCpu, cost, heapEmpty / 1e6,
+                heapDelayed / 1e6, stillDelayed, kind.kind, ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
                 Runtime.getRuntime().availableProcessors()),
-            chart, "ready throughput per round, with and without the delayed backlog");
+            chart, "ready throughput per round, with and without the " + kind.kind + " backlog");
     }
 
     private static double median(List<Double> values) {
@@ -258,16 +325,26 @@ class DelayedBacklogE2ETest {
         }
     }
 
-    /** Stores {@code count} mails due in an hour in the delay queue (64 enqueues in flight). */
-    private static void park(MailQueue delayQueue, int count) {
-        long dueAt = System.currentTimeMillis() + Duration.ofHours(1).toMillis();
+    /**
+     * Stores {@code count} mails to {@code domain} in {@code queue} (64 enqueues in flight), each due at
+     * {@code dueAt} (epoch ms, as DelayTiers parks a mail) unless null.
+     */
+    private static void park(MailQueue queue, int count, String tag, String domain, Long dueAt) {
         Flux.range(0, count)
             .flatMap(i -> Mono.fromCallable(() -> {
-                MailImpl mail = TestMails.mail("delayed" + i, TestMails.messageId("delayed", i), "d" + i + "@" + DOMAIN);
-                mail.setAttribute(new Attribute(DUE_AT, AttributeValue.of(dueAt)));
+                MailImpl mail = TestMails.mail(tag + i, TestMails.messageId(tag, i), "d" + i + "@" + domain);
+                if (dueAt != null) {
+                    mail.setAttribute(new Attribute(DUE_AT, AttributeValue.of(dueAt)));
+                }
                 return mail;
-            }).flatMap(mail -> Mono.from(delayQueue.enqueueReactive(mail)).doFinally(s -> mail.dispose())), 64)
+            }).flatMap(mail -> Mono.from(queue.enqueueReactive(mail)).doFinally(s -> mail.dispose())), 64)
             .blockLast(TIMEOUT);
+    }
+
+    /** The lane queue of {@code domain}'s lane. */
+    private static MailQueue laneQueue(LaneSpool spool, String domain) {
+        String name = spool.router().laneOf(domain).queueName().asString();
+        return spool.queues().stream().filter(queue -> queue.getName().asString().equals(name)).findFirst().orElseThrow();
     }
 
     private static long liveHeap() throws InterruptedException {
