@@ -76,6 +76,10 @@ class ReplicationPropertyTest extends RealNodeSimulation {
             duplicates += r.duplicates();
             catchUps += r.events().stream().filter(e -> e.contains("done: caught up by the suffix")).count();
             fullRebuilds += r.events().stream().filter(e -> e.contains(": rebuild of ") && !e.contains("caught up")).count();
+            if ((s - from + 1) % 1000 == 0) {
+                // Long offline runs say how far they got (a stopped run's seeds up to here passed).
+                System.out.println("sim: seeds " + from + ".." + s + " passed, " + acks + " acks, " + catchUps + " catch-ups");
+            }
             if (System.nanoTime() - start > maxNanos && s < from + seeds - 1) {
                 // A run that cannot finish its seeds fails: passing with fewer would test less than it claims.
                 fail("only " + (s - from + 1) + " of " + seeds + " seeds ran within " + maxSeconds
