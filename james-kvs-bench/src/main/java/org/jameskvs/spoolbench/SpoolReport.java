@@ -39,7 +39,7 @@ import org.jfree.data.xy.XYSeriesCollection;
  * (several records per system and phase), every number is the median over the starts.
  */
 final class SpoolReport {
-    private static final List<String> ORDER = List.of("memory", "activemq", "kvs", "postfix");
+    private static final List<String> ORDER = List.of("memory", "activemq", "kvs", "kvs-lanes", "postfix");
 
     private final List<Map<String, String>> records = new ArrayList<>();
     private final Map<String, String> meta = new LinkedHashMap<>();
@@ -250,6 +250,10 @@ final class SpoolReport {
         md.append("| James RSS with the plug-in ≤ with the in-memory queue | ").append(f0(rssK)).append(" MB vs ")
             .append(f0(rssM)).append(" MB (").append(f2(rssK / rssM)).append(" ×) | ")
             .append(Double.isNaN(rssK / rssM) ? "n/a" : rssK <= rssM ? "yes" : "no").append(" |\n");
+        double lanesD = max("kvs-lanes", "delivered_per_s");
+        if (!Double.isNaN(lanesD)) {
+            target(md, "LaneDelivery ≥ 1.3 × RemoteDelivery on the same KVS spool (delivered mails/s, kvs-lanes / kvs)", lanesD / kvsD, 1.3, "×");
+        }
         double pf = max("postfix", "accepted_per_s");
         if (!Double.isNaN(pf)) {
             md.append("| (KVS vs Postfix, accepted mails/s) | ").append(f2(kvs / pf)).append(" × | |\n");

@@ -44,6 +44,11 @@ public final class DnsMxResolver implements MxResolver {
     }
 
     @Override
+    public List<InetAddress> addressesOf(String host) throws UnknownHostException {
+        return List.copyOf(dns.getAllByName(host));
+    }
+
+    @Override
     public String mxGroup(String domain) {
         try {
             Collection<String> hosts = dns.findMXRecords(domain);

@@ -108,9 +108,9 @@ final class LaneConnections implements AutoCloseable {
      * the lock: it may wait for DNS).
      */
     private Reservation idleToSameMx(String domain, MxResolver resolver) {
-        java.net.InetAddress best;
+        java.net.InetSocketAddress best;
         try {
-            List<java.net.InetAddress> addresses = resolver.resolve(domain);
+            List<java.net.InetSocketAddress> addresses = resolver.targets(domain, config.port());
             if (addresses.isEmpty()) {
                 return null;
             }
@@ -121,7 +121,7 @@ final class LaneConnections implements AutoCloseable {
         synchronized (this) {
             for (Iterator<Idle> it = idle.iterator(); it.hasNext(); ) {
                 Idle candidate = it.next();
-                if (best.equals(candidate.connection().session().remoteAddress())) {
+                if (best.equals(candidate.connection().session().remoteSocketAddress())) {
                     it.remove();
                     stats.connectionShared();
                     return new Reservation(candidate.connection(), null);
@@ -137,8 +137,7 @@ final class LaneConnections implements AutoCloseable {
             return reservation.idle();
         }
         try {
-            List<java.net.InetAddress> addresses = resolver.resolve(domain);
-            SmtpSession session = SmtpSession.open(addresses, config.port(), config);
+            SmtpSession session = SmtpSession.open(resolver.targets(domain, config.port()), config);
             stats.connectionOpened();
             return new Connection(session, reservation.slot());
         } catch (SmtpFailure | RuntimeException e) {

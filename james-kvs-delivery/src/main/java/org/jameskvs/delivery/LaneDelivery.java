@@ -23,6 +23,8 @@ import org.jameskvs.james.config.KvsSpoolConfiguration;
  * &lt;/mailet&gt;
  * </pre>
  *
+ * With {@code <gateway>smarthost.example.net</gateway>} (and {@code <gatewayPort>}, as RemoteDelivery's) every
+ * lane delivers to the gateway instead of its domain's MX hosts.
  * Every key, with its default, is in {@link LaneDeliveryConfig}. The mail is stored in its recipient
  * domains' lane queues (see {@link LaneSpool}) and then leaves the processor (state GHOST); a failure
  * to store it throws, so James keeps it.

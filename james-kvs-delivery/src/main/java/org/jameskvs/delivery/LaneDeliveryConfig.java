@@ -24,6 +24,14 @@ import java.util.function.Function;
  * <tr><td>{@code maxDeliveriesPerConnection}</td><td>{@code 100}</td><td>mails sent over one connection before it is closed</td></tr>
  * <tr><td>{@code idleConnectionMillis}</td><td>{@code 5000}</td><td>an open connection with no mail to send for this long is closed</td></tr>
  * <tr><td>{@code port}</td><td>{@code 25}</td><td>SMTP port of the MX hosts</td></tr>
+ * <tr><td>{@code gateway}</td><td>(none)</td><td>as RemoteDelivery's {@code gateway}: comma-separated {@code host} or
+ * {@code host:port} ({@code [IPv6]:port}) of smart hosts; when set, every lane delivers to them instead of its
+ * domain's MX hosts (no MX lookup; each host name looked up through James's DNS; tried in the order given, the
+ * next when one cannot be connected to or greeted). Lanes, their limits, rates, retries and reply rules stay per
+ * recipient domain / bucket as without a gateway; {@code mxGrouping} then groups nothing (each domain goes by its
+ * name)</td></tr>
+ * <tr><td>{@code gatewayPort}</td><td>{@code 25}</td><td>as RemoteDelivery's: the port of each {@code gateway} host
+ * that names none (ignored without {@code gateway})</td></tr>
  * <tr><td>{@code connectTimeoutMillis}</td><td>{@code 30000}</td><td>TCP connect timeout per MX address</td></tr>
  * <tr><td>{@code greetingTimeoutMillis}</td><td>{@code 300000}</td><td>wait for the 220 greeting (RFC 5321 4.5.3.2: 5 min)</td></tr>
  * <tr><td>{@code commandTimeoutMillis}</td><td>{@code 300000}</td><td>wait for the reply to EHLO, MAIL, RCPT, DATA, RSET</td></tr>
@@ -75,6 +83,7 @@ public record LaneDeliveryConfig(
     int maxDeliveriesPerConnection,
     Duration idleConnection,
     int port,
+    List<Gateway> gateways,
     Duration connectTimeout,
     Duration greetingTimeout,
     Duration commandTimeout,
@@ -93,7 +102,24 @@ public record LaneDeliveryConfig(
     Duration sharedLimitsRefresh,
     List<ReplyRule> replyRules) {
 
+    /** One {@code gateway} host (a name or an address literal, not yet looked up) and its port. */
+    public record Gateway(String host, int port) {
+        public Gateway {
+            if (host.isBlank()) {
+                throw new IllegalArgumentException("gateway host must not be empty");
+            }
+            validPort("gateway port of " + host, port);
+        }
+
+        @Override
+        public String toString() {
+            return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+        }
+    }
+
     public LaneDeliveryConfig {
+        gateways = List.copyOf(gateways);
+        validPort("port", port);
         if (buckets < 1) {
             throw new IllegalArgumentException("buckets must be at least 1, was " + buckets);
         }
@@ -133,6 +159,7 @@ public record LaneDeliveryConfig(
             integer(p, "maxDeliveriesPerConnection", 100),
             millis(p, "idleConnectionMillis", 5_000),
             integer(p, "port", 25),
+            gateways(p.apply("gateway"), integer(p, "gatewayPort", 25)),
             millis(p, "connectTimeoutMillis", 30_000),
             millis(p, "greetingTimeoutMillis", 300_000),
             millis(p, "commandTimeoutMillis", 300_000),
@@ -194,6 +221,61 @@ public record LaneDeliveryConfig(
     /** The delay before the next attempt of a mail that has failed {@code failures} times (1 = first failure). */
     public Duration retryDelay(int failures) {
         return retryDelays.get(Math.min(Math.max(failures, 1), retryDelays.size()) - 1);
+    }
+
+    /** Whether mail goes to {@code gateway} hosts instead of each domain's MX hosts. */
+    public boolean gatewayMode() {
+        return !gateways.isEmpty();
+    }
+
+    /**
+     * RemoteDelivery's gateway syntax: {@code host}, {@code host:port} or {@code [IPv6]:port}, separated by
+     * commas; a host without a port gets {@code defaultPort} (gatewayPort).
+     */
+    private static List<Gateway> gateways(String list, int defaultPort) {
+        if (list == null) {
+            return List.of();
+        }
+        validPort("gatewayPort", defaultPort);
+        List<Gateway> gateways = new ArrayList<>();
+        for (String entry : list.split(",")) {
+            String server = entry.strip();
+            if (server.isEmpty()) {
+                continue;
+            }
+            String host = server;
+            String port = null;
+            if (server.startsWith("[")) {
+                int close = server.indexOf(']');
+                if (close < 0 || (close + 1 < server.length() && server.charAt(close + 1) != ':')) {
+                    throw new IllegalArgumentException("gateway '" + server + "' must be host, host:port or [IPv6]:port");
+                }
+                host = server.substring(1, close);
+                port = close + 1 < server.length() ? server.substring(close + 2) : null;
+            } else if (server.indexOf(':') >= 0 && server.indexOf(':') == server.lastIndexOf(':')) {
+                host = server.substring(0, server.indexOf(':')).strip();
+                port = server.substring(server.indexOf(':') + 1).strip();
+            } // several colons without brackets: a bare IPv6 address
+            int number = defaultPort;
+            if (port != null) {
+                try {
+                    number = Integer.parseInt(port);
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("gateway '" + server + "': port must be an integer, was '" + port + "'", e);
+                }
+            }
+            gateways.add(new Gateway(host, number));
+        }
+        if (gateways.isEmpty()) {
+            throw new IllegalArgumentException("gateway names no host: '" + list + "'");
+        }
+        return List.copyOf(gateways);
+    }
+
+    private static void validPort(String key, int port) {
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException(key + " must be a port between 1 and 65535, was " + port);
+        }
     }
 
     private static void positive(String key, int value) {

@@ -48,6 +48,7 @@ public final class LaneSpool implements AutoCloseable {
     /** With {@code limits} shared with other nodes (closed with this spool). */
     public LaneSpool(LaneDeliveryConfig config, MailQueueFactory<?> queueFactory, MxResolver resolver,
                      Bouncer bouncer, LaneRegistry registry, Clock clock, SharedLimits limits) {
+        resolver = GatewayResolver.forConfig(config, resolver); // gateway mode: every lane delivers to the gateway
         this.config = config;
         this.limits = limits;
         this.router = config.mxGrouping()

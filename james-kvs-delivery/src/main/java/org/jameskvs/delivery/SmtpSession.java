@@ -50,15 +50,27 @@ public final class SmtpSession implements AutoCloseable {
         return socket.getInetAddress();
     }
 
+    /** The address and port this session is connected to. */
+    public InetSocketAddress remoteSocketAddress() {
+        return new InetSocketAddress(socket.getInetAddress(), socket.getPort());
+    }
+
     /** Connects to the first address that answers and greets; throws when none does. */
     public static SmtpSession open(List<InetAddress> addresses, int port, LaneDeliveryConfig config) throws SmtpFailure {
-        if (addresses.isEmpty()) {
+        List<InetSocketAddress> targets = new java.util.ArrayList<>();
+        addresses.forEach(address -> targets.add(new InetSocketAddress(address, port)));
+        return open(targets, config);
+    }
+
+    /** A session with the first of {@code targets} (address and port) that connects and greets. */
+    public static SmtpSession open(List<InetSocketAddress> targets, LaneDeliveryConfig config) throws SmtpFailure {
+        if (targets.isEmpty()) {
             throw new SmtpFailure(SmtpReply.noReply("no MX address"), true, null);
         }
         SmtpFailure last = null;
-        for (InetAddress address : addresses) {
+        for (InetSocketAddress target : targets) {
             try {
-                return openOne(address, port, config);
+                return openOne(target.getAddress(), target.getPort(), config);
             } catch (SmtpFailure e) {
                 last = e;
             }
