@@ -7,6 +7,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class LaneStats {
     final AtomicInteger inFlight = new AtomicInteger();
     final AtomicInteger held = new AtomicInteger();
+    /** Times a held mail looked whether the lane's suspension is over (a timer event each). */
+    final AtomicLong suspensionChecks = new AtomicLong();
     final AtomicInteger openConnections = new AtomicInteger();
     final AtomicInteger maxOpenConnections = new AtomicInteger();
     final AtomicLong connectionsOpened = new AtomicLong();
@@ -70,6 +72,14 @@ public final class LaneStats {
     /** Mails taken from the lane queue that wait for the lane's suspension to end (at most its concurrency). */
     public int held() {
         return held.get();
+    }
+
+    /**
+     * Times the mails held by the lane's suspension looked whether it is over: the timer events a
+     * suspended lane costs this node (at most its concurrency per SUSPENSION_CHECK, whatever it holds).
+     */
+    public long suspensionChecks() {
+        return suspensionChecks.get();
     }
 
     public int openConnections() {

@@ -199,6 +199,7 @@ final class LaneWorker implements AutoCloseable {
             if (wait.isZero() || bounceOrdered(item) != null) {
                 return Mono.just(Boolean.TRUE);
             }
+            state.stats().suspensionChecks.incrementAndGet();
             Duration nap = wait.compareTo(SUSPENSION_CHECK) < 0 ? wait.plusMillis(1) : SUSPENSION_CHECK;
             return Mono.delay(nap).then(Mono.<Boolean>empty());
         }).repeatWhenEmpty(Integer.MAX_VALUE, naps -> naps).then();

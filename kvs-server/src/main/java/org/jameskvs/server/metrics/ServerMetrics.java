@@ -33,6 +33,10 @@ import java.util.function.ToDoubleFunction;
  * kvs_queue_txn{queue}              transaction number per queue
  * kvs_queue_damaged{queue}          1 when recovery found records of the queue lost (see QueueStore's
  *                                   crash contract), else 0
+ * kvs_queue_requests_total{queue}   requests addressed to the queue (through a handle: every opcode but
+ *                                   PING, AUTH, OPEN, LIST), whatever their answer: what a queue costs
+ *                                   the server in requests, e.g. a suspended lane's while it holds mail
+ * kvs_queue_response_bytes_total{queue}  bytes of those requests' answers (READ's messages included)
  * kvs_journal_bytes                 journal size on disk
  * kvs_block_seconds                 time to apply one block of requests (histogram; p50/p99 exported)
  * kvs_commit_seconds                time of one group commit (histogram)
@@ -53,6 +57,30 @@ public final class ServerMetrics {
     private final Timer commitTimer;
     private final DistributionSummary blockRequests;
     private final Map<String, List<Meter>> queueMeters = new HashMap<>();
+    private final Map<String, QueueTally> queueTallies = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * The requests addressed to one queue and their answers' bytes. Counted on the I/O thread, read by
+     * the scrape thread (adders: no lost count, no lock).
+     */
+    public static final class QueueTally {
+        private final java.util.concurrent.atomic.LongAdder requests = new java.util.concurrent.atomic.LongAdder();
+        private final java.util.concurrent.atomic.LongAdder responseBytes = new java.util.concurrent.atomic.LongAdder();
+
+        /** One request to the queue, answered with {@code bytes} bytes. */
+        public void request(int bytes) {
+            requests.increment();
+            responseBytes.add(bytes);
+        }
+
+        public long requests() {
+            return requests.sum();
+        }
+
+        public long responseBytes() {
+            return responseBytes.sum();
+        }
+    }
 
     public ServerMetrics() {
         for (Opcode op : Opcode.values()) {
@@ -133,11 +161,21 @@ public final class ServerMetrics {
         Gauge.builder("kvs.journal.bytes", store, size).register(registry);
     }
 
+    /** The tally of the queue named {@code name} (created with its meters; a fresh one for a queue without). */
+    public QueueTally queueTally(String name) {
+        return queueTallies.computeIfAbsent(name, any -> new QueueTally());
+    }
+
     public void queueCreated(QueueState q) {
         if (queueMeters.containsKey(q.name())) {
             return;
         }
+        QueueTally tally = queueTally(q.name());
         queueMeters.put(q.name(), List.of(
+                io.micrometer.core.instrument.FunctionCounter.builder("kvs.queue.requests", tally, QueueTally::requests)
+                        .tag("queue", q.name()).register(registry),
+                io.micrometer.core.instrument.FunctionCounter.builder("kvs.queue.response.bytes", tally,
+                        QueueTally::responseBytes).tag("queue", q.name()).register(registry),
                 Gauge.builder("kvs.queue.size", q, QueueState::userSize).tag("queue", q.name()).register(registry),
                 Gauge.builder("kvs.queue.bytes", q, QueueState::bytes).tag("queue", q.name()).register(registry),
                 Gauge.builder("kvs.queue.txn", q, QueueState::txn).tag("queue", q.name()).register(registry),
@@ -147,6 +185,7 @@ public final class ServerMetrics {
 
     public void queueDropped(String name) {
         List<Meter> meters = queueMeters.remove(name);
+        queueTallies.remove(name);
         if (meters != null) {
             meters.forEach(registry::remove);
         }

@@ -201,6 +201,10 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             }
             server.metrics.error(status);
         }
+        if (addressed != null) { // a request to a queue (through its handle): counted for that queue
+            addressed.tally().request(out.writerIndex() - mark);
+            addressed = null;
+        }
         errorTxn = -1;
         errorReason = null;
     }
@@ -235,6 +239,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                 if (h == null) {
                     return Status.BAD_HANDLE;
                 }
+                addressed = h;
                 if (server.store.queue(h.queue().name()) != h.queue()) {
                     return Status.NO_SUCH_QUEUE; // dropped since it was opened
                 }
@@ -328,6 +333,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                 ? QueueStore.visibleLimit(h.queue()) : Long.MAX_VALUE;
     }
 
+    /** The handle the current request is addressed through (counted in its queue's tally); reset per request. */
+    private QueueHandle addressed;
     /** Set by a request that answers an error with other than the current txn (a repeat's stored one); reset per request. */
     private long errorTxn = -1;
     /** The reason of an error answer, when the request gave one; reset per request. */
@@ -454,7 +461,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             server.writers.claim(name, ch);
         }
         int handleId = nextHandle++;
-        handles.put(handleId, new QueueHandle(q, mode, epoch));
+        handles.put(handleId, new QueueHandle(q, mode, epoch, server.metrics.queueTally(q.name())));
         OpenCodec.writeOk(out, seq, q.txn(), handleId, q.epoch(), q.size(), queueFlags(q), q.lastSeq(), q.digest());
         return Status.OK;
     }
