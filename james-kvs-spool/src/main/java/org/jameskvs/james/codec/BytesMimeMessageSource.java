@@ -37,17 +37,4 @@ public final class BytesMimeMessageSource implements MimeMessageSource {
     public long getMessageSize() {
         return length;
     }
-
-    /** The array holding the MIME bytes (not a copy: not to be modified), from {@link #offset()}. */
-    byte[] buffer() {
-        return buffer;
-    }
-
-    int offset() {
-        return offset;
-    }
-
-    int length() {
-        return length;
-    }
 }

@@ -67,11 +67,9 @@ public final class MailCodec {
     public static byte[] encode(Mail mail) throws MessagingException {
         try {
             MimeMessage message = mail.getMessage();
-            // James's MimeMessageWrapper with a plain source: written without parsing its headers.
-            UnparsedMimeWriter.Plain plain = UnparsedMimeWriter.plain(message);
             // MimeMessage.getSize is the body size when known, without serializing anything
             // (Mail.getMessageSize may write the whole message once just to count it).
-            long sizeHint = plain != null ? plain.length() : message == null ? 0 : Math.max(0, message.getSize());
+            long sizeHint = message == null ? 0 : Math.max(0, message.getSize());
             ByteArrayOutputStream bytes = new ByteArrayOutputStream((int) Math.min(Integer.MAX_VALUE - 16, sizeHint + 4096));
             DataOutputStream out = new DataOutputStream(bytes);
             out.write(MAGIC);
@@ -102,11 +100,7 @@ public final class MailCodec {
             } else {
                 out.writeByte(1);
                 out.flush();
-                if (plain != null) {
-                    UnparsedMimeWriter.writeTo(plain, bytes);
-                } else {
-                    message.writeTo(bytes);
-                }
+                message.writeTo(bytes);
             }
             out.flush();
             return bytes.toByteArray();
