@@ -90,14 +90,26 @@ public final class LatencyReport {
                     }
                     String before = LoadAverage.oneMinute();
                     List<ServerTimers.Snapshot> metersBefore = target.metricsPorts().stream().map(ServerTimers::scrape).toList();
+                    Map<String, Long> pids = new LinkedHashMap<>();
+                    pids.put("client", ProcessHandle.current().pid());
+                    List<Process> serverProcs = target.serverProcesses();
+                    for (int i = 0; i < serverProcs.size(); i++) {
+                        pids.put("server" + (i + 1), serverProcs.get(i).pid());
+                    }
+                    ThreadSched.Snapshot schedBefore = ThreadSched.take(pids);
+                    long[] gcBefore = clientGc();
                     long t0 = System.nanoTime();
                     LatencyAtRate.Result r = LatencyAtRate.run(target, body, "m" + percent + "-", rate, seconds);
                     double elapsed = (System.nanoTime() - t0) / 1e9;
+                    ThreadSched.Snapshot schedAfter = ThreadSched.take(pids);
                     List<String> meters = new ArrayList<>();
                     for (int i = 0; i < metersBefore.size(); i++) {
                         meters.add("server " + (i + 1) + ": " + ServerTimers.describe(metersBefore.get(i),
                                 ServerTimers.scrape(target.metricsPorts().get(i)), elapsed));
                     }
+                    long[] gcAfter = clientGc();
+                    meters.add(String.format("client JVM GC: %d collections, %d ms", gcAfter[0] - gcBefore[0], gcAfter[1] - gcBefore[1]));
+                    meters.addAll(ThreadSched.describe(schedBefore, schedAfter, 8));
                     Row row = new Row(name, percent, max, r, before, LoadAverage.oneMinute(), meters);
                     rows.add(row);
                     System.out.println("  " + line(row));
@@ -109,6 +121,17 @@ public final class LatencyReport {
             }
         }
         return rows;
+    }
+
+    /** The benchmark JVM's own GC: collections and their accumulated time (ms), all collectors. */
+    private static long[] clientGc() {
+        long n = 0;
+        long ms = 0;
+        for (java.lang.management.GarbageCollectorMXBean gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+            n += Math.max(0, gc.getCollectionCount());
+            ms += Math.max(0, gc.getCollectionTime());
+        }
+        return new long[]{n, ms};
     }
 
     static String markdown(List<Row> rows, int size, int seconds) {
