@@ -69,6 +69,18 @@ final class ThreadSched {
         }
     }
 
+    /** CPU time the JIT compiler threads (C1, C2) of the read processes used between two readings. */
+    static long compilerNanos(Snapshot before, Snapshot after) {
+        long sum = 0;
+        for (Map.Entry<String, Counters> e : after.threads().entrySet()) {
+            if (e.getValue().thread().contains("CompilerThre")) {
+                Counters b = before.threads().get(e.getKey());
+                sum += e.getValue().runNanos() - (b == null ? 0 : b.runNanos());
+            }
+        }
+        return sum;
+    }
+
     /**
      * Lines for the span between two readings: per process its CPU and its threads' total wait for a
      * CPU; the threads that ran or waited most; and what the rest of the machine used.
