@@ -85,19 +85,31 @@ public final class LatencyReport {
                         givenMax.containsKey(name) ? "given" : "measured", load);
                 for (int percent : percents) {
                     int rate = (int) Math.max(1, Math.round(max * percent / 100.0));
+                    Map<String, Long> pids = new LinkedHashMap<>();
+                    pids.put("client", ProcessHandle.current().pid());
+                    List<Process> serverProcs = target.serverProcesses();
+                    for (int i = 0; i < serverProcs.size(); i++) {
+                        pids.put("server" + (i + 1), serverProcs.get(i).pid());
+                    }
                     if (warmup > 0) {
-                        LatencyAtRate.run(target, body, "w" + percent + "-", rate, warmup);
+                        warmUp(target, body, percent, rate, warmup, pids);
                     }
                     String before = LoadAverage.oneMinute();
                     List<ServerTimers.Snapshot> metersBefore = target.metricsPorts().stream().map(ServerTimers::scrape).toList();
+                    ThreadSched.Snapshot schedBefore = ThreadSched.take(pids);
+                    long[] gcBefore = clientGc();
                     long t0 = System.nanoTime();
                     LatencyAtRate.Result r = LatencyAtRate.run(target, body, "m" + percent + "-", rate, seconds);
                     double elapsed = (System.nanoTime() - t0) / 1e9;
+                    ThreadSched.Snapshot schedAfter = ThreadSched.take(pids);
                     List<String> meters = new ArrayList<>();
                     for (int i = 0; i < metersBefore.size(); i++) {
                         meters.add("server " + (i + 1) + ": " + ServerTimers.describe(metersBefore.get(i),
                                 ServerTimers.scrape(target.metricsPorts().get(i)), elapsed));
                     }
+                    long[] gcAfter = clientGc();
+                    meters.add(String.format("client JVM GC: %d collections, %d ms", gcAfter[0] - gcBefore[0], gcAfter[1] - gcBefore[1]));
+                    meters.addAll(ThreadSched.describe(schedBefore, schedAfter, 8));
                     Row row = new Row(name, percent, max, r, before, LoadAverage.oneMinute(), meters);
                     rows.add(row);
                     System.out.println("  " + line(row));
@@ -109,6 +121,45 @@ public final class LatencyReport {
             }
         }
         return rows;
+    }
+
+    /** Warm-up rounds at most per row (each {@code warmup} seconds at the row's rate). */
+    static final int MAX_WARMUP_ROUNDS = 8;
+    /** The JIT counts as settled when the compiler threads of all the target's JVMs used at most this share of a round. */
+    static final double JIT_SETTLED_SHARE = 0.01;
+
+    /**
+     * Warms up at the row's rate until the JIT compilers of the client and the servers are quiet: a
+     * compilation still running when the row starts competes with the request path for the two cores
+     * (2026-11-24, at load 10-25: the client's C2 thread used 1.4-1.6 s of CPU inside a 10 s row after
+     * 13 s of warm-up). Rounds of {@code warmup} seconds, at most {@value #MAX_WARMUP_ROUNDS}, until a
+     * round's compiler CPU (all processes, from schedstat) is at most 1 % of the round's span.
+     */
+    private static void warmUp(StoreDeleteTarget target, byte[] body, int percent, int rate, int warmup,
+                               Map<String, Long> pids) {
+        for (int round = 1; round <= MAX_WARMUP_ROUNDS; round++) {
+            ThreadSched.Snapshot s0 = ThreadSched.take(pids);
+            LatencyAtRate.run(target, body, "w" + percent + "-" + round + "-", rate, warmup);
+            ThreadSched.Snapshot s1 = ThreadSched.take(pids);
+            long jit = ThreadSched.compilerNanos(s0, s1);
+            double span = s1.nanoTime() - s0.nanoTime();
+            System.out.printf("    warm-up round %d at %,d tx/s: JIT compilers %.0f ms of CPU%n", round, rate, jit / 1e6);
+            if (jit <= JIT_SETTLED_SHARE * span) {
+                return;
+            }
+        }
+        System.out.printf("    the JIT was still compiling after %d warm-up rounds: measured anyway%n", MAX_WARMUP_ROUNDS);
+    }
+
+    /** The benchmark JVM's own GC: collections and their accumulated time (ms), all collectors. */
+    private static long[] clientGc() {
+        long n = 0;
+        long ms = 0;
+        for (java.lang.management.GarbageCollectorMXBean gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+            n += Math.max(0, gc.getCollectionCount());
+            ms += Math.max(0, gc.getCollectionTime());
+        }
+        return new long[]{n, ms};
     }
 
     static String markdown(List<Row> rows, int size, int seconds) {
