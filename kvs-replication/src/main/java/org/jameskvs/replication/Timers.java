@@ -35,25 +35,13 @@ final class Timers {
             return;
         }
         for (Member m : new ArrayList<>(q.members)) {
-            if (m.lost) {
-                // The unreachable authority: keep trying to reopen it while its node looks up.
-                if (q.core.health(m.node).up() && (m.openToken == 0 || now - m.openSentAt > timeout)) {
-                    m.path = q.core.health(m.node).bestPath();
-                    q.paths.openMember(m);
-                }
-                continue;
+            if (q.phase != Phase.READY || q.opening != null) {
+                break; // an earlier member's transition fenced the queue (an answer at once): no member left to time
             }
-            if (!m.open && m.openToken != 0 && now - m.openSentAt > timeout) {
-                q.paths.pathFailed(m, m.path, "OPEN timed out");
-                continue;
+            if (!q.members.contains(m)) {
+                continue; // isolated by an earlier member's transition of this tick (see checkMember)
             }
-            if (stalled(m)) {
-                continue;
-            }
-            Sent oldest = m.inflight.peek();
-            if (oldest != null && unanswered(m, oldest, now, timeout)) {
-                q.paths.pathFailed(m, m.path, "request timed out");
-            }
+            checkMember(m, now, timeout);
         }
         if (!q.parked.isEmpty()) {
             failParked(false, now, "tick");
@@ -73,6 +61,39 @@ final class Timers {
             // restarted owner would (probe, fence with epoch + 1, records).
             q.event("no in-sync copy left: reclaiming");
             q.reclaim(QueueReplica.NOT_REPLICATED, "reclaiming the queue");
+        }
+    }
+
+    /**
+     * One member's timeouts on the tick: a lost one's reopen, an OPEN or a request silent for a
+     * request timeout (a path switch, or the node lost), the stall check. Only for a current member:
+     * the tick checks the members it started with, one after the other, and a transition run for one
+     * of them may isolate the other (the rebuild source's request times out, its node is lost on both
+     * paths, and {@link MemberPaths#nodeLost} keeps it as the only in-sync copy and isolates the rebuild
+     * target: "rebuild source lost"). An isolated
+     * copy has no handle and no OPEN under way by design ({@link MemberPaths#dropAll}): checking it
+     * anyway took it for a stalled member and reopened it (an ALARM, and a write OPEN at a new
+     * generation on a node that is no copy; seed 66054 of the simulation).
+     */
+    void checkMember(Member m, long now, long timeout) {
+        if (m.lost) {
+            // The unreachable authority: keep trying to reopen it while its node looks up.
+            if (q.core.health(m.node).up() && (m.openToken == 0 || now - m.openSentAt > timeout)) {
+                m.path = q.core.health(m.node).bestPath();
+                q.paths.openMember(m);
+            }
+            return;
+        }
+        if (!m.open && m.openToken != 0 && now - m.openSentAt > timeout) {
+            q.paths.pathFailed(m, m.path, "OPEN timed out");
+            return;
+        }
+        if (stalled(m)) {
+            return;
+        }
+        Sent oldest = m.inflight.peek();
+        if (oldest != null && unanswered(m, oldest, now, timeout)) {
+            q.paths.pathFailed(m, m.path, "request timed out");
         }
     }
 

@@ -110,7 +110,8 @@
  * source's (seq, digest); held mutations released; parked calls acknowledged; record written; the
  * catch-up log freed</td></tr>
  * <tr><td>REBUILDING</td><td>its source isolated or lost</td><td>NG (isolated)</td><td>the rebuild is
- * aborted</td></tr>
+ * aborted; no longer a member, so no later transition reopens it (also not the rest of the tick that
+ * lost the source: {@code Timers.checkMember} times current members only)</td></tr>
  * </table>
  * <table class="striped">
  * <caption>A client PUT's id in the writer's commit point ({@code UncommittedPuts})</caption>
@@ -149,7 +150,8 @@
  * <tr><td>(rebuild target)</td><td>REBASE ({@code CommitPoint.rebased})</td><td>the source's, at most
  * the base seq</td><td>the source's unsettled mutations up to the base are queued for it too</td></tr>
  * </table>
- * Timers ({@code Timers.tick}, every {@code tickMillis}): request and OPEN timeouts (above), parked mutations
+ * Timers ({@code Timers.tick}, every {@code tickMillis}): request and OPEN timeouts (above; per member,
+ * {@code Timers.checkMember}, for the members that are still members when their turn comes), parked mutations
  * failing when no rebuild progresses for 5 request timeouts, the lease renewal (a record write every
  * {@code leaseRenew}), the undo of failed PUTs, the COMMIT of an idle queue's commit point.
  *
