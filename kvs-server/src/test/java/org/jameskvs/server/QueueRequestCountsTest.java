@@ -2,16 +2,10 @@ package org.jameskvs.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Properties;
 
 import org.jameskvs.client.KvsClient;
-import org.jameskvs.client.KvsClientConfig;
 import org.jameskvs.client.KvsQueue;
 import org.jameskvs.client.OpenOptions;
 import org.junit.jupiter.api.Test;
@@ -31,7 +25,7 @@ class QueueRequestCountsTest {
 
     @Test
     void requestsAndAnswerBytesAreCountedPerQueue() throws Exception {
-        try (KvsServer server = start(); KvsClient c = client(server)) {
+        try (KvsServer server = MeteredServer.start(dir, PASSWORD); KvsClient c = MeteredServer.client(server, PASSWORD)) {
             KvsQueue busy = c.open("busy", OpenOptions.writer("n", 1)).join().orThrow();
             KvsQueue quiet = c.open("quiet", OpenOptions.writer("n", 1)).join().orThrow();
             for (int i = 0; i < 10; i++) {
@@ -51,29 +45,11 @@ class QueueRequestCountsTest {
         }
     }
 
-    private KvsServer start() {
-        Properties p = ServerConfig.testProperties(dir, PASSWORD);
-        p.setProperty("metrics.enabled", "true");
-        p.setProperty("metrics.port", "0");
-        return KvsServer.start(ServerConfig.fromProperties(p));
-    }
 
-    private static KvsClient client(KvsServer server) {
-        return KvsClient.connect(KvsClientConfig.builder().host("127.0.0.1").port(server.port())
-                .credentials("james", PASSWORD).build());
-    }
+
 
     private static long metric(KvsServer server, String name, String queue) throws Exception {
-        String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + server.metricsPort() + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
-        String prefix = name + "{queue=\"" + queue + "\"} ";
-        for (String line : body.split("\n")) {
-            if (line.startsWith(prefix)) {
-                return (long) Double.parseDouble(line.substring(prefix.length()));
-            }
-        }
-        throw new AssertionError("no " + prefix + "in:\n" + body);
+        return (long) MeteredServer.queueMetric(server, name, queue);
     }
 
     private static byte[] b(String s) {

@@ -2,16 +2,10 @@ package org.jameskvs.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Properties;
 
 import org.jameskvs.client.KvsClient;
-import org.jameskvs.client.KvsClientConfig;
 import org.jameskvs.client.KvsQueue;
 import org.jameskvs.client.ListResult;
 import org.jameskvs.client.OpenOptions;
@@ -34,7 +28,7 @@ class QueueSizeCountsMailOnlyTest {
 
     @Test
     void systemRecordsAreNotCountedInMetricsNorList() throws Exception {
-        try (KvsServer server = start(); KvsClient c = client(server)) {
+        try (KvsServer server = MeteredServer.start(dir, PASSWORD); KvsClient c = MeteredServer.client(server, PASSWORD)) {
             KvsQueue q = c.open("spool", OpenOptions.writer("n", 1)).join().orThrow();
             assertThat(q.put(RECORD_ID, 0, 0, b("v=1.1"), new byte[0]).join().isOk()).isTrue();
             assertThat(sizeMetric(server)).isEqualTo("0.0");
@@ -47,7 +41,7 @@ class QueueSizeCountsMailOnlyTest {
             q.delete(b("mail-1")).join().orThrow();
             assertThat(sizeMetric(server)).isEqualTo("1.0");
         }
-        try (KvsServer server = start(); KvsClient c = client(server)) { // replayed from the journal
+        try (KvsServer server = MeteredServer.start(dir, PASSWORD); KvsClient c = MeteredServer.client(server, PASSWORD)) { // replayed from the journal
             assertThat(sizeMetric(server)).isEqualTo("1.0");
             assertThat(listSize(c)).isEqualTo(1);
             KvsQueue q = c.open("spool", OpenOptions.writer("n", 2)).join().orThrow();
@@ -61,16 +55,10 @@ class QueueSizeCountsMailOnlyTest {
         }
     }
 
-    private KvsServer start() {
-        Properties p = ServerConfig.testProperties(dir, PASSWORD);
-        p.setProperty("metrics.enabled", "true");
-        p.setProperty("metrics.port", "0");
-        return KvsServer.start(ServerConfig.fromProperties(p));
-    }
 
-    private static KvsClient client(KvsServer server) {
-        return KvsClient.connect(KvsClientConfig.builder().host("127.0.0.1").port(server.port())
-                .credentials("james", PASSWORD).build());
+
+    private static String sizeMetric(KvsServer server) throws Exception {
+        return String.valueOf(MeteredServer.queueMetric(server, "kvs_queue_size", "spool"));
     }
 
     private static long listSize(KvsClient c) {
@@ -79,17 +67,6 @@ class QueueSizeCountsMailOnlyTest {
         return list.queues().stream().filter(i -> i.name().equals("spool")).mapToLong(QueueInfo::size).findFirst().orElseThrow();
     }
 
-    private static String sizeMetric(KvsServer server) throws Exception {
-        String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + server.metricsPort() + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
-        for (String line : body.split("\n")) {
-            if (line.startsWith("kvs_queue_size{queue=\"spool\"}")) {
-                return line.substring(line.lastIndexOf(' ') + 1);
-            }
-        }
-        throw new AssertionError("no kvs_queue_size for spool in:\n" + body);
-    }
 
     private static byte[] b(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
