@@ -45,21 +45,9 @@ public final class SmtpSession implements AutoCloseable {
         this.config = config;
     }
 
-    /** The address this session is connected to (an MX host's). */
-    public java.net.InetAddress remoteAddress() {
-        return socket.getInetAddress();
-    }
-
     /** The address and port this session is connected to. */
     public InetSocketAddress remoteSocketAddress() {
         return new InetSocketAddress(socket.getInetAddress(), socket.getPort());
-    }
-
-    /** Connects to the first address that answers and greets; throws when none does. */
-    public static SmtpSession open(List<InetAddress> addresses, int port, LaneDeliveryConfig config) throws SmtpFailure {
-        List<InetSocketAddress> targets = new java.util.ArrayList<>();
-        addresses.forEach(address -> targets.add(new InetSocketAddress(address, port)));
-        return open(targets, config);
     }
 
     /** A session with the first of {@code targets} (address and port) that connects and greets. */

@@ -3,6 +3,7 @@ package org.jameskvs.delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,7 +43,7 @@ class SmtpSessionTest {
     @Test
     void severalMailsGoOverOneConnection() throws Exception {
         LaneDeliveryConfig config = config();
-        try (SmtpSession session = SmtpSession.open(List.of(target.domain("ok.test").address()), config.port(), config)) {
+        try (SmtpSession session = SmtpSession.open(List.of(new InetSocketAddress(target.domain("ok.test").address(), config.port())), config)) {
             for (int i = 0; i < 3; i++) {
                 TransactionResult result = session.send("sender@origin.test", List.of(new MailAddress("r" + i + "@ok.test")),
                     TestMails.message(TestMails.messageId("reuse", i), ".a line starting with a dot\r\n.\r\nend"));
@@ -72,7 +73,7 @@ class SmtpSessionTest {
     /** Three mails with two recipients each over one connection; returns whether it pipelined. */
     private static boolean sendTwoRecipientMails(String domain) throws Exception {
         LaneDeliveryConfig config = config();
-        try (SmtpSession session = SmtpSession.open(List.of(target.domain(domain).address()), config.port(), config)) {
+        try (SmtpSession session = SmtpSession.open(List.of(new InetSocketAddress(target.domain(domain).address(), config.port())), config)) {
             for (int i = 0; i < 3; i++) {
                 TransactionResult result = session.send("sender@origin.test",
                     List.of(new MailAddress("a" + i + "@" + domain), new MailAddress("b" + i + "@" + domain)),
@@ -87,7 +88,7 @@ class SmtpSessionTest {
     @Test
     void a421GreetingFailsBeforeGreetingWithItsReply() {
         LaneDeliveryConfig config = config();
-        assertThatThrownBy(() -> SmtpSession.open(List.of(target.domain("busy.test").address()), config.port(), config))
+        assertThatThrownBy(() -> SmtpSession.open(List.of(new InetSocketAddress(target.domain("busy.test").address(), config.port())), config))
             .isInstanceOfSatisfying(SmtpFailure.class, f -> {
                 assertThat(f.reply().code()).isEqualTo(421);
                 assertThat(f.beforeGreeting()).isTrue();
@@ -98,7 +99,7 @@ class SmtpSessionTest {
     void aRefusedConnectFailsBeforeGreeting() throws Exception {
         LaneDeliveryConfig config = config();
         java.net.InetAddress nobody = java.net.InetAddress.getByName("127.0.0.254"); // loopback, nothing listens there
-        assertThatThrownBy(() -> SmtpSession.open(List.of(nobody), config.port(), config))
+        assertThatThrownBy(() -> SmtpSession.open(List.of(new InetSocketAddress(nobody, config.port())), config))
             .isInstanceOfSatisfying(SmtpFailure.class, f -> {
                 assertThat(f.reply().code()).isZero();
                 assertThat(f.reply().text()).contains("ConnectException");
@@ -109,7 +110,7 @@ class SmtpSessionTest {
     @Test
     void aSlowAnswerToTheDataEndsTheConnectionAtTheDataTimeout() throws Exception {
         LaneDeliveryConfig config = TestConfigs.config("port", String.valueOf(target.port()), "dataTimeoutMillis", "300");
-        SmtpSession session = SmtpSession.open(List.of(target.domain("slow.test").address()), config.port(), config);
+        SmtpSession session = SmtpSession.open(List.of(new InetSocketAddress(target.domain("slow.test").address(), config.port())), config);
         assertThatThrownBy(() -> session.send("sender@origin.test", List.of(new MailAddress("r@slow.test")),
             TestMails.message(TestMails.messageId("slow", 0), "body")))
             .isInstanceOfSatisfying(SmtpFailure.class, f -> {
@@ -122,7 +123,7 @@ class SmtpSessionTest {
     @Test
     void aStalledGreetingTimesOut() {
         LaneDeliveryConfig config = config();
-        assertThatThrownBy(() -> SmtpSession.open(List.of(target.domain("stall.test").address()), config.port(), config))
+        assertThatThrownBy(() -> SmtpSession.open(List.of(new InetSocketAddress(target.domain("stall.test").address(), config.port())), config))
             .isInstanceOfSatisfying(SmtpFailure.class, f -> {
                 assertThat(f.reply().code()).isZero();
                 assertThat(f.reply().text()).contains("timeout");

@@ -2,6 +2,7 @@ package org.jameskvs.server.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,7 +17,9 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -57,15 +60,15 @@ public final class ServerMetrics {
     private final Timer commitTimer;
     private final DistributionSummary blockRequests;
     private final Map<String, List<Meter>> queueMeters = new HashMap<>();
-    private final Map<String, QueueTally> queueTallies = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, QueueTally> queueTallies = new ConcurrentHashMap<>();
 
     /**
      * The requests addressed to one queue and their answers' bytes. Counted on the I/O thread, read by
      * the scrape thread (adders: no lost count, no lock).
      */
     public static final class QueueTally {
-        private final java.util.concurrent.atomic.LongAdder requests = new java.util.concurrent.atomic.LongAdder();
-        private final java.util.concurrent.atomic.LongAdder responseBytes = new java.util.concurrent.atomic.LongAdder();
+        private final LongAdder requests = new LongAdder();
+        private final LongAdder responseBytes = new LongAdder();
 
         /** One request to the queue, answered with {@code bytes} bytes. */
         public void request(int bytes) {
@@ -172,9 +175,9 @@ public final class ServerMetrics {
         }
         QueueTally tally = queueTally(q.name());
         queueMeters.put(q.name(), List.of(
-                io.micrometer.core.instrument.FunctionCounter.builder("kvs.queue.requests", tally, QueueTally::requests)
+                FunctionCounter.builder("kvs.queue.requests", tally, QueueTally::requests)
                         .tag("queue", q.name()).register(registry),
-                io.micrometer.core.instrument.FunctionCounter.builder("kvs.queue.response.bytes", tally,
+                FunctionCounter.builder("kvs.queue.response.bytes", tally,
                         QueueTally::responseBytes).tag("queue", q.name()).register(registry),
                 Gauge.builder("kvs.queue.size", q, QueueState::userSize).tag("queue", q.name()).register(registry),
                 Gauge.builder("kvs.queue.bytes", q, QueueState::bytes).tag("queue", q.name()).register(registry),
