@@ -36,7 +36,7 @@ final class GatewayResolver implements MxResolver {
                     targets.add(new InetSocketAddress(address, gateway.port()));
                 }
             } catch (UnknownHostException | RuntimeException e) {
-                unknown.add(gateway.host()); // the next gateway may resolve
+                unknown.add(gateway.host() + " (" + e + ")"); // the next gateway may resolve; the cause is kept for the failure
             }
         }
         if (targets.isEmpty()) {
