@@ -63,12 +63,16 @@ class ReplicationPropertyTest extends RealNodeSimulation {
         long start = System.nanoTime();
         long cpuStart = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
         long acks = 0, issued = 0, takeovers = 0, faults = 0, duplicates = 0, catchUps = 0, fullRebuilds = 0;
+        java.io.PrintStream digests = traceDigestFile();
         for (int s = from; s < from + seeds; s++) {
             if (Boolean.getBoolean("sim.trace")) {
                 System.out.println("seed " + s);
             }
-            SimRun.Result r = new SimRun(s, ops, nodesFor(s), false, false).execute();
+            SimRun.Result r = new SimRun(s, ops, nodesFor(s), false, digests != null).execute();
             assertNoViolation(r);
+            if (digests != null) {
+                digests.println(s + " " + traceDigest(r));
+            }
             acks += r.acks();
             issued += r.ops();
             takeovers += r.takeovers();
@@ -92,6 +96,9 @@ class ReplicationPropertyTest extends RealNodeSimulation {
                 Boolean.getBoolean("sim.model") ? "the model server" : "real servers", seeds, ops, issued, acks, takeovers,
                 faults, duplicates, catchUps, fullRebuilds, (System.nanoTime() - start) / 1e9,
                 (java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpuStart) / 1e9);
+        if (digests != null) {
+            digests.close();
+        }
         if (seeds >= 100) {
             // Returning copies (two-node seeds, see SimRun.nodesOf) must be caught up by their suffix sometimes.
             assertThat(catchUps).as("copies caught up by their suffix over " + seeds + " seeds").isPositive();
@@ -151,6 +158,41 @@ class ReplicationPropertyTest extends RealNodeSimulation {
                     + " -Dsim.verbose=true): " + r.violations().size() + " violation(s):\n  "
                     + String.join("\n  ", r.violations().subList(0, Math.min(20, r.violations().size())))
                     + "\n--- last events ---\n" + String.join("\n", r.events().subList(from, r.events().size())));
+        }
+    }
+
+    /**
+     * {@code -Dsim.digests=FILE}: one line per seed, "seed digest events", the digest covering the seed's
+     * events, every request and answer the simulated network carried (its trace) and its counts. Two builds whose files are equal behaved identically on those seeds:
+     * how a refactoring of the state machine is shown to change no transition.
+     */
+    private static java.io.PrintStream traceDigestFile() {
+        String file = System.getProperty("sim.digests");
+        if (file == null) {
+            return null;
+        }
+        try {
+            return new java.io.PrintStream(new java.io.FileOutputStream(file), true, java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    static String traceDigest(SimRun.Result r) {
+        try {
+            java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+            for (List<String> lines : List.of(r.events(), r.trace() == null ? List.<String>of() : r.trace())) {
+                for (String e : lines) {
+                    md.update(e.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    md.update((byte) '\n');
+                }
+                md.update((byte) 0);
+            }
+            md.update((r.ops() + " " + r.acks() + " " + r.takeovers() + " " + r.faults() + " " + r.duplicates())
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(md.digest()) + " " + r.events().size();
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 }
