@@ -135,13 +135,13 @@ final class Answers {
                 if (eff == Status.NOT_FOUND && r.status() == Status.NOT_FOUND) {
                     m.hasRecord = false; // the copy had lost it (cleared): put it back
                     m.predictedTxn++;
-                    q.sendTo(m, op, false);
+                    q.sending.sendTo(m, op, false);
                     return;
                 }
                 if (r.status() == Status.DUPLICATE_ID) {
                     m.hasRecord = true;
                     m.predictedTxn++;
-                    q.sendTo(m, op, false);
+                    q.sending.sendTo(m, op, false);
                     return;
                 }
                 op.answered(m);

@@ -203,7 +203,7 @@ final class CatchUp {
         return ContentDigest.next(digest, seq, type, op.idCrc, op.contentCrc);
     }
 
-    /** What a sequenced mutation is on the wire (a record write is a replacing PUT, see QueueReplica.transmit). */
+    /** What a sequenced mutation is on the wire (a record write is a replacing PUT, see Sending.transmit). */
     static NodeOp wireKind(ReplicaOp op) {
         return op.purpose == ReplicaOp.Purpose.RECORD ? NodeOp.PUT_REPLACING : op.kind;
     }

@@ -1,5 +1,7 @@
 package org.jameskvs.replication;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -40,5 +42,36 @@ public record ManagementTable(List<Row> rows, Map<String, NetState[]> nodes) {
                     r.note));
         }
         return sb.toString();
+    }
+
+    /** Rows of the management table for one queue, from its writer's state. */
+    static List<Row> rowsOf(QueueReplica q) {
+        List<Row> rows = new ArrayList<>();
+        Map<String, Boolean> seen = new LinkedHashMap<>();
+        for (Member m : q.members) {
+            NodeHealth h = q.core.health(m.node);
+            NetState a = netState(h, m, NodePath.ACTIVE);
+            NetState s = netState(h, m, NodePath.STANDBY);
+            rows.add(new Row(q.name, m.node, a, s, m.sync, m.txn, Epochs.counter(q.epoch),
+                    m.lost ? "unreachable" : (q.rebuild != null && q.rebuild.target == m ? q.rebuild.progress()
+                            : m.damaged ? "DAMAGED" : "")));
+            seen.put(m.node, true);
+        }
+        for (String n : q.isolated) {
+            if (!seen.containsKey(n)) {
+                NodeHealth h = q.core.health(n);
+                rows.add(new Row(q.name, n, h.state(NodePath.ACTIVE) == NetState.NG ? NetState.NG : NetState.READY,
+                        h.state(NodePath.STANDBY) == NetState.NG ? NetState.NG : NetState.READY, SyncState.NG, -1, Epochs.counter(q.epoch),
+                        q.staleCopies.note(n).isEmpty() ? "isolated" : q.staleCopies.note(n)));
+            }
+        }
+        return rows;
+    }
+
+    private static NetState netState(NodeHealth h, Member m, NodePath p) {
+        if (h.state(p) == NetState.NG) {
+            return NetState.NG;
+        }
+        return m.path == p && !m.lost ? NetState.RUN : NetState.READY;
     }
 }

@@ -221,7 +221,7 @@ final class MemberPaths {
         while (!m.held.isEmpty()) {
             Sent s = m.held.poll();
             if (m.open) {
-                q.transmit(m, s);
+                q.sending.transmit(m, s);
             } else {
                 m.backlog.add(s);
             }
@@ -231,7 +231,7 @@ final class MemberPaths {
     /** Sends what waited for the member's handle, in order. */
     void flushBacklog(Member m) {
         while (!m.backlog.isEmpty() && m.open) {
-            q.transmit(m, m.backlog.poll());
+            q.sending.transmit(m, m.backlog.poll());
         }
     }
 

@@ -9,6 +9,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import static org.jameskvs.replication.OpenProbe.identity;
+import static org.jameskvs.replication.OpenProbe.nodes;
+import static org.jameskvs.replication.OpenProbe.sameContent;
+import static org.jameskvs.replication.OpenProbe.size;
+
 /**
  * Opening a replicated queue: also how a restarted owner reclaims it and another James node takes
  * it over (they differ only in the ownership check).
@@ -35,8 +40,7 @@ import java.util.Map;
  * CLEAR ends the mark). When every in-sync copy that answered is damaged, the open waits (TIMEOUT)
  * for a named in-sync copy that did not answer; when there is none, the damaged copy serves, with
  * an ALARM event naming the queue.
- * <p><i>Why this class is long:</i> the three steps of an open share the probes they gathered, and
- * its comments spell out why each copy is trusted or rebuilt; about 400 of its lines are code.
+ * What the probe learnt of each node, and how two copies are compared: {@link OpenProbe}.
  */
 final class OpenProcedure {
     private final QueueReplica r;
@@ -46,32 +50,9 @@ final class OpenProcedure {
     private long deadline;
     private int outstanding;
     private long epoch;
-    private final Map<String, Probe> probes = new LinkedHashMap<>();
+    private final Map<String, OpenProbe> probes = new LinkedHashMap<>();
     /** The probe found no trace of an earlier open of the queue (see {@link #looksNeverOpened}). */
     private boolean freshProbe;
-
-    private static final class Probe {
-        final String node;
-        NodePath path;
-        boolean hasCopy;
-        long epoch;
-        String owner = "";
-        long size;
-        boolean fenced;
-        long fenceTxn;
-        /** The fence OPEN's answer flags the copy DAMAGED (final: nobody else writes to it after the fence). */
-        boolean damaged;
-        /** The copy's content identity at the fence (final, as above): data mutations applied and their digest. */
-        long lastSeq = -1;
-        long digest;
-        long wire;
-        boolean recordRead;
-        MembershipRecord record;
-
-        Probe(String node) {
-            this.node = node;
-        }
-    }
 
     OpenProcedure(QueueReplica r, OpenOptions options, boolean force) {
         this.r = r;
@@ -95,7 +76,7 @@ final class OpenProcedure {
                     return;
                 }
                 if (resp.status() == Status.NO_SUCH_QUEUE) {
-                    probes.put(n, new Probe(n));
+                    probes.put(n, new OpenProbe(n));
                     done(1);
                 } else if (resp.isOk()) {
                     NodeRequest stat = new NodeRequest(r.core.nextToken(), n, path, r.name, NodeOp.STAT, null, 0, 0,
@@ -105,7 +86,7 @@ final class OpenProcedure {
                             return;
                         }
                         if (st.isOk() && st.stat() != null) {
-                            Probe p = new Probe(n);
+                            OpenProbe p = new OpenProbe(n);
                             p.path = path;
                             p.hasCopy = true;
                             p.epoch = st.stat().epoch();
@@ -156,9 +137,9 @@ final class OpenProcedure {
                     + " nodes answered; at least " + (groupSize - 1) + " are needed to find the current copies");
             return;
         }
-        List<Probe> copies = probes.values().stream().filter(p -> p.hasCopy).toList();
+        List<OpenProbe> copies = probes.values().stream().filter(p -> p.hasCopy).toList();
         long maxEpoch = -1;
-        for (Probe p : copies) {
+        for (OpenProbe p : copies) {
             if (!force && !p.owner.isEmpty() && !p.owner.equals(r.owner)) {
                 r.failOpen(Status.QUEUE_LOCKED, "owned by " + p.owner + " on " + p.node
                         + " (take it over explicitly, or after its lease expired)");
@@ -184,11 +165,11 @@ final class OpenProcedure {
         // time only, and the previous owner may create one there (a rebuild target) afterwards.
         // Opening it in write mode at the new epoch creates an empty queue that refuses the old
         // owner from then on, and makes the "no record there" answer below final.
-        List<Probe> toFence = new ArrayList<>(probes.values());
+        List<OpenProbe> toFence = new ArrayList<>(probes.values());
         step = 2;
         deadline = r.core.clock.nanoTime() + r.core.config.requestTimeout().toNanos();
         outstanding = toFence.size();
-        for (Probe p : toFence) {
+        for (OpenProbe p : toFence) {
             if (p.path == null) {
                 p.path = r.core.health(p.node).bestPath();
             }
@@ -217,7 +198,7 @@ final class OpenProcedure {
     }
 
     private void afterFence() {
-        List<Probe> fenced = probes.values().stream().filter(p -> p.fenced).toList();
+        List<OpenProbe> fenced = probes.values().stream().filter(p -> p.fenced).toList();
         int groupSize = r.core.placement.group().size();
         if (fenced.size() < groupSize - 1) {
             r.failOpen(Status.TIMEOUT, "fenced only " + fenced.size() + " of " + groupSize + " nodes; try again");
@@ -226,7 +207,7 @@ final class OpenProcedure {
         step = 3;
         deadline = r.core.clock.nanoTime() + r.core.config.requestTimeout().toNanos();
         outstanding = fenced.size();
-        for (Probe p : fenced) {
+        for (OpenProbe p : fenced) {
             NodeRequest get = new NodeRequest(r.core.nextToken(), p.node, p.path, r.name, NodeOp.GET, Ids.RECORD_ID, 0,
                     0, null, null, 0, 0, 0, 0, 0, null, false);
             r.core.send(get, resp -> {
@@ -245,7 +226,7 @@ final class OpenProcedure {
     }
 
     private void afterRecords() {
-        List<Probe> fenced = probes.values().stream().filter(p -> p.fenced && p.recordRead).toList();
+        List<OpenProbe> fenced = probes.values().stream().filter(p -> p.fenced && p.recordRead).toList();
         // The newest record is on every copy written since the last membership change; the
         // quorum argument of the probe only holds if the records themselves were read from
         // groupSize - 1 nodes (nodes without a copy count: they hold no record).
@@ -256,7 +237,7 @@ final class OpenProcedure {
             return;
         }
         MembershipRecord best = null;
-        for (Probe p : fenced) {
+        for (OpenProbe p : fenced) {
             if (p.record != null && p.record.newerThan(best)) {
                 best = p.record;
             }
@@ -271,7 +252,7 @@ final class OpenProcedure {
             // group and follow the newest record, never the rule.
             List<Member> ms = new ArrayList<>();
             for (String n : r.core.placement.orderFrom(r.name)) {
-                for (Probe p : fenced) {
+                for (OpenProbe p : fenced) {
                     if (p.node.equals(n) && ms.size() < 2) {
                         ms.add(member(p, SyncState.SYNC));
                     }
@@ -289,9 +270,9 @@ final class OpenProcedure {
         if (best == null) {
             // No record anywhere (created by something else): the biggest copy is the source, an
             // intact one holding messages before any DAMAGED one (fencing may have created empty ones).
-            List<Probe> bySize = new ArrayList<>(fenced);
-            bySize.sort(Comparator.comparing((Probe p) -> p.damaged || p.size == 0).thenComparing(
-                    Comparator.comparingLong((Probe p) -> p.size).reversed()));
+            List<OpenProbe> bySize = new ArrayList<>(fenced);
+            bySize.sort(Comparator.comparing((OpenProbe p) -> p.damaged || p.size == 0).thenComparing(
+                    Comparator.comparingLong((OpenProbe p) -> p.size).reversed()));
             if (bySize.isEmpty()) {
                 r.failOpen(Status.TIMEOUT, "no copy answered");
                 return;
@@ -309,9 +290,9 @@ final class OpenProcedure {
         // Records written before incarnations existed carry none: the queue gets one from now on.
         r.incarnation = rec.incarnation() != 0 ? rec.incarnation() : newIncarnation();
         alarmOnOtherIncarnation(fenced, rec);
-        List<Probe> candidates = new ArrayList<>();
+        List<OpenProbe> candidates = new ArrayList<>();
         for (MembershipRecord.Entry e : rec.members()) {
-            Probe p = probes.get(e.node());
+            OpenProbe p = probes.get(e.node());
             // A copy named SYNC holds at least one record (every copy gets one as soon as it joins);
             // none at all means the node lost its data since: not a source.
             if (e.sync() == SyncState.SYNC && p != null && p.fenced && p.recordRead && p.record != null) {
@@ -333,7 +314,7 @@ final class OpenProcedure {
         // was up rebuilt the third node from the truncated copy and lost 1,217 acknowledged puts.
         if (candidates.size() == 1) {
             for (MembershipRecord.Entry e : rec.members()) {
-                Probe other = probes.get(e.node());
+                OpenProbe other = probes.get(e.node());
                 boolean answered = other != null && other.fenced;
                 if (e.sync() == SyncState.SYNC && !e.node().equals(candidates.get(0).node) && !answered
                         && r.core.health(e.node()).up()) {
@@ -354,13 +335,13 @@ final class OpenProcedure {
                     + "; one is rebuilt from the other");
         }
         // The copy that holds the newest record, then the one that applied more mutations, is the source.
-        candidates.sort(Comparator.comparing((Probe p) -> sameVersion(p.record, rec) ? 1 : 0)
+        candidates.sort(Comparator.comparing((OpenProbe p) -> sameVersion(p.record, rec) ? 1 : 0)
                 .thenComparingLong(p -> p.lastSeq)
                 .thenComparingLong(p -> p.size).reversed());
-        Probe source = candidates.get(0);
+        OpenProbe source = candidates.get(0);
         String target = null;
         for (MembershipRecord.Entry e : rec.members()) {
-            Probe p = probes.get(e.node());
+            OpenProbe p = probes.get(e.node());
             if (!e.node().equals(source.node) && p != null && p.fenced && r.core.health(e.node()).up()) {
                 target = e.node();
             }
@@ -396,7 +377,7 @@ final class OpenProcedure {
      *
      * @return whether the open goes on to create the queue; false when it failed
      */
-    private boolean newQueueWithNodeDown(List<Probe> fenced, long heard, int groupSize) {
+    private boolean newQueueWithNodeDown(List<OpenProbe> fenced, long heard, int groupSize) {
         List<String> unheard = new ArrayList<>();
         for (String n : r.core.placement.group()) {
             if (fenced.stream().noneMatch(p -> p.node.equals(n))) {
@@ -430,7 +411,7 @@ final class OpenProcedure {
      */
     private boolean looksNeverOpened() {
         java.util.Set<Long> own = r.core.freshFences.getOrDefault(r.name, java.util.Set.of());
-        for (Probe p : probes.values()) {
+        for (OpenProbe p : probes.values()) {
             if (p.hasCopy && (p.size != 0 || !own.contains(Epochs.fencingOf(p.epoch)))) {
                 return false;
             }
@@ -449,8 +430,8 @@ final class OpenProcedure {
      * its copy while the node of the other copy was down). The newest record decides which copies
      * serve; the other one's messages are not read. Said loudly, never silently dropped.
      */
-    private void alarmOnOtherIncarnation(List<Probe> fenced, MembershipRecord rec) {
-        for (Probe p : fenced) {
+    private void alarmOnOtherIncarnation(List<OpenProbe> fenced, MembershipRecord rec) {
+        for (OpenProbe p : fenced) {
             if (p.record != null && p.record.incarnation() != 0 && rec.incarnation() != 0
                     && p.record.incarnation() != rec.incarnation() && size(p) > 0) {
                 r.event("ALARM: the copy on " + p.node + " holds " + size(p) + " messages of another creation of "
@@ -470,8 +451,8 @@ final class OpenProcedure {
      *
      * @return false when the open failed
      */
-    private boolean keepIntact(List<Probe> candidates, MembershipRecord rec) {
-        List<Probe> damaged = candidates.stream().filter(p -> p.damaged).toList();
+    private boolean keepIntact(List<OpenProbe> candidates, MembershipRecord rec) {
+        List<OpenProbe> damaged = candidates.stream().filter(p -> p.damaged).toList();
         if (damaged.isEmpty()) {
             return true;
         }
@@ -483,7 +464,7 @@ final class OpenProcedure {
         }
         List<String> unheard = new ArrayList<>();
         for (MembershipRecord.Entry e : rec.members()) {
-            Probe p = probes.get(e.node());
+            OpenProbe p = probes.get(e.node());
             if (e.sync() == SyncState.SYNC && (p == null || !p.fenced || !p.recordRead)) {
                 unheard.add(e.node());
             }
@@ -498,36 +479,11 @@ final class OpenProcedure {
         return true;
     }
 
-    private static String nodes(List<Probe> probes) {
-        return String.join(", ", probes.stream().map(p -> p.node).toList());
-    }
-
     private static boolean sameVersion(MembershipRecord a, MembershipRecord b) {
         return a != null && b != null && a.epoch() == b.epoch() && a.seq() == b.seq();
     }
 
-    /**
-     * Copies are equal iff (epoch, last seq, digest) are equal: the fencing epoch (the writer
-     * process, not the per-connection generation, see {@link Epochs}) they were last owned at
-     * (before our fence), the data mutations they applied and the rolling digest over them (see the
-     * protocol's package doc). Counts alone (transactions, size) cannot see a lost record whose
-     * neighbours kept their numbers; the digest does. An unknown seq (-1) is never equal.
-     */
-    private static boolean sameContent(Probe a, Probe b) {
-        return a.lastSeq >= 0 && Epochs.fencingOf(a.epoch) == Epochs.fencingOf(b.epoch) && a.lastSeq == b.lastSeq
-                && a.digest == b.digest;
-    }
-
-    private static String identity(Probe p) {
-        return p.node + " (epoch " + Epochs.counter(Epochs.fencingOf(p.epoch)) + ", seq " + p.lastSeq + ", digest "
-                + Long.toHexString(p.digest) + ")";
-    }
-
-    private static long size(Probe p) {
-        return Math.max(0, p.size - (p.record != null ? 1 : 0));
-    }
-
-    private Member member(Probe p, SyncState sync) {
+    private Member member(OpenProbe p, SyncState sync) {
         Member m = new Member(p.node, sync, p.path);
         m.open = true;
         m.wireEpoch = p.wire;

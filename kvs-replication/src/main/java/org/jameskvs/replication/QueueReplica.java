@@ -61,16 +61,16 @@ import java.util.concurrent.CompletableFuture;
  * The replica holds the queue's state; its parts, package-private and stateless, hold the
  * transitions of one concern each: {@link Answers} (node answers, the calls' outcomes),
  * {@link MemberPaths} (members' paths and liveness, isolation), {@link Timers} (timeouts, parked
- * mutations, lease renewal), {@link RecordAndRebuild} (the membership record, a rebuild's start
- * and end) and {@link CatchUp} (a copy that comes back: caught up by its suffix, or rebuilt in full).
+ * mutations, lease renewal, undos), {@link RecordAndRebuild} (the membership record, a rebuild's start
+ * and end), {@link CatchUp} (a copy that comes back: caught up by its suffix, or rebuilt in full),
+ * {@link Sending} (a request onto a member's wire, with its seq) and {@link NodeEvents} (the
+ * heartbeat's verdicts on a node). The management table's rows: {@link ManagementTable#rowsOf}.
  * <h2>Commit point (the writer's reads)</h2>
  * READ and GET never show a message whose PUT is not acknowledged (in flight: READ stops before
  * it) or failed (left out for good): {@link UncommittedPuts}. A failed PUT that may be on a copy is
- * undone there ({@link #undoFailedPuts}, a DELETE sent on the tick once the queue can write), so
+ * undone there ({@link Timers#undoFailedPuts}, a DELETE sent on the tick once the queue can write), so
  * that a later writer does not find it either. The commit point also goes to the servers, for
  * read-only readers: {@link CommitPoint}.
- * <p><i>Why this class is long:</i> it holds one queue's replication state, the fields every part
- * reads; the transitions are in the parts named above; about 450 of its lines are code.
  */
 public final class QueueReplica {
     /** Status of a mutation refused because fewer than two copies can take it. */
@@ -98,7 +98,7 @@ public final class QueueReplica {
     /**
      * Nodes that were down when this open created the queue: they hold no trace of it (the empty
      * fenced queue every open leaves), which is what lets a later open with nodes down tell an
-     * existing queue from a new one. Each gets its trace when it comes back (see {@link #onNodeUp}).
+     * existing queue from a new one. Each gets its trace when it comes back (see {@link NodeEvents#onNodeUp}).
      */
     final Set<String> untraced = new HashSet<>();
     long renewals;
@@ -112,7 +112,8 @@ public final class QueueReplica {
     private int readCopyChanges;
     String lastEvent = "";
     OpenProcedure opening;
-    private ReplicaOp openRecordOp;
+    /** The open's first record write, until it settled (see {@link #recordSettled}). */
+    ReplicaOp openRecordOp;
     private CompletableFuture<OpenResult> openFuture;
     private long openSize;
     boolean noTargetReported;
@@ -128,6 +129,8 @@ public final class QueueReplica {
     final RecordAndRebuild records = new RecordAndRebuild(this);
     final CommitPoint commitPoint = new CommitPoint(this);
     final CatchUp catchUp = new CatchUp(this);
+    final Sending sending = new Sending(this);
+    final NodeEvents nodeEvents = new NodeEvents(this);
     /** Mutations since a copy left, for its catch-up when it comes back ({@link CatchUp}); null: none kept. */
     SeqLog seqLog;
 
@@ -287,30 +290,6 @@ public final class QueueReplica {
         return op.ack;
     }
 
-    /** Undos sent per tick at most: a burst of failures is undone over a few ticks, not in one go. */
-    static final int UNDOS_PER_TICK = 64;
-
-    /**
-     * Undoes failed PUTs that may be on a copy (see {@link UncommittedPuts}, "Undo"): a DELETE of
-     * each, through the normal sequenced path to both write members, once the queue can write.
-     * Called by the tick (never from an answer's processing: an ack's callbacks send nothing).
-     */
-    void undoFailedPuts() {
-        if (phase != Phase.READY || opening != null || openRecordOp != null || writeMembers().size() < 2) {
-            return;
-        }
-        for (UncommittedPuts.Undo u : uncommitted.undosDue(UNDOS_PER_TICK)) {
-            ReplicaOp op = new ReplicaOp(NodeOp.DELETE, ReplicaOp.Purpose.UNDO, core.clock.nanoTime());
-            op.id = u.id();
-            event("undo of failed PUT " + Ids.show(u.id()) + ": DELETE sent to " + writeMembers());
-            mutate(op).whenComplete((a, e) -> {
-                boolean ok = a != null && a.isOk();
-                uncommitted.undone(u, ok);
-                event("undo of failed PUT " + Ids.show(u.id()) + (ok ? ": done on both copies" : ": " + (a == null ? e : a.status() + " " + a.reason()) + ", sent again later"));
-            });
-        }
-    }
-
     /** For tests: failed PUTs not undone yet. */
     int undosPending() {
         return uncommitted.undosPending();
@@ -328,7 +307,7 @@ public final class QueueReplica {
         }
         op.positionSpace = readCopyChanges;
         op.await(m);
-        sendTo(m, op, false);
+        sending.sendTo(m, op, false);
     }
 
     private Member readMember() {
@@ -381,68 +360,8 @@ public final class QueueReplica {
             if (op.kind.isMutation()) {
                 m.predictedTxn++;
             }
-            sendTo(m, op, false);
+            sending.sendTo(m, op, false);
         }
-    }
-
-    // ------------------------------------------------------------------ sending
-
-    void sendTo(Member m, ReplicaOp op, boolean retried) {
-        Sent s = new Sent(this, m, op, retried);
-        if (m.holding && op.rebuild == null) {
-            m.held.add(s); // a rebuild target's last re-append pass runs first (see Rebuild)
-            return;
-        }
-        if (!m.open) {
-            m.backlog.add(s);
-            return;
-        }
-        transmit(m, s);
-    }
-
-    void transmit(Member m, Sent s) {
-        ReplicaOp op = s.op;
-        NodeOp kind = op.kind;
-        byte[] state = op.state;
-        long committed = -1;
-        if (s.seq == 0 && isMutation(op) && op.rebuild == null && sequencing(m)) {
-            // The copy's next seq; kept by the Sent, so a retry on the other path repeats it exactly.
-            s.seq = ++m.sentSeq;
-            committed = commitPoint.sent(m, s);
-        } else if (s.seq > 0) {
-            commitPoint.advance(m);
-            committed = m.committed;
-        }
-        if (op.purpose == ReplicaOp.Purpose.RECORD) {
-            // Sequenced: one replacing PUT whether or not the copy holds the record, so that the
-            // copies get the same mutation under the same seq (no per-copy PUT/REPLACE resend).
-            kind = s.seq > 0 ? NodeOp.PUT_REPLACING : m.hasRecord ? NodeOp.REPLACE : NodeOp.PUT;
-        }
-        long position = op.position;
-        if (position == 0 && s.seq == 0 && op.rebuild == null && m.sync == SyncState.REBUILDING
-                && (kind == NodeOp.PUT || kind == NodeOp.PUT_REPLACING)) {
-            // A rebuild target's own PUTs (the record, live mutations, which the re-append passes
-            // move to the source's positions) are numbered far above any position of the source,
-            // so the copies, which carry the source's positions, never meet one of them.
-            position = Rebuild.OWN_POSITIONS_FROM + ++m.ownPositions;
-        }
-        NodeRequest r = new NodeRequest(core.nextToken(), m.node, m.path, name, kind, op.id, op.priority,
-                op.notBefore, state, kind == NodeOp.PUT || kind == NodeOp.PUT_REPLACING
-                        ? (op.body == null ? new byte[0] : op.body) : op.body,
-                op.fromPosition, op.maxCount, op.maxBytes, op.readyBefore, 0, null, false, s.seq, position,
-                s.seq > 0 ? committed : -1);
-        s.token = r.token();
-        s.sentAt = core.clock.nanoTime();
-        m.inflight.add(s);
-        core.send(r, s);
-    }
-
-    /**
-     * Mutations to this copy carry its queue seq (see the protocol's sequenced mutations): an
-     * in-sync copy whose seq is known. A rebuild target gets them unsequenced until its REBASE.
-     */
-    private static boolean sequencing(Member m) {
-        return m.sync == SyncState.SYNC && m.sentSeq >= 0;
     }
 
     // ------------------------------------------------------------------ the open's first record
@@ -489,53 +408,6 @@ public final class QueueReplica {
         if (wasOpening && openFuture != null && !openFuture.isDone()) {
             openFuture.complete(new OpenResult(Status.STALE_EPOCH, why, null, -1, epoch, 0));
         }
-    }
-
-    // ------------------------------------------------------------------ heartbeat events
-
-    void onPathDown(String node, NodePath path) {
-        Member m = memberOn(node);
-        if (m != null && !m.lost && m.path == path) {
-            paths.pathFailed(m, path, "heartbeat");
-        }
-    }
-
-    void onNodeDown(String node) {
-        Member m = memberOn(node);
-        if (m != null) {
-            paths.nodeLost(m, "heartbeat: both paths NG");
-        }
-    }
-
-    void onNodeUp(String node) {
-        if (phase != Phase.READY) {
-            return;
-        }
-        if (untraced.remove(node) && memberOn(node) == null) {
-            leaveTrace(node);
-        }
-        staleCopies.clearIfSafe();
-        Member m = memberOn(node);
-        if (m != null && m.lost) {
-            m.path = core.health(node).bestPath();
-            paths.openMember(m); // on OK: back, then a partner is rebuilt
-            return;
-        }
-        if (members.size() < 2 && rebuild == null) {
-            records.startRebuildIfPossible(null);
-        }
-    }
-
-    /**
-     * Opens the queue for writing on a node that is no copy and was down at creation (an empty queue
-     * at this writer's epoch: the trace OpenProcedure's check looks for). Best effort: a node that
-     * misses it only narrows what a later open can tell, see the open's known limits.
-     */
-    private void leaveTrace(String node) {
-        NodeRequest open = NodeRequest.open(core.nextToken(), node, core.health(node).bestPath(), name, true,
-                wireEpoch(), owner);
-        core.send(open, resp -> event(resp.isOk() ? "trace of the queue left on " + node + " (down at creation)"
-                : "no trace left on " + node + ": " + resp.status()));
     }
 
     /**
@@ -606,37 +478,6 @@ public final class QueueReplica {
     void event(String e) {
         lastEvent = e;
         core.log(name, e);
-    }
-
-    /** Rows of the management table for this queue. */
-    List<ManagementTable.Row> rows() {
-        List<ManagementTable.Row> rows = new ArrayList<>();
-        Map<String, Boolean> seen = new LinkedHashMap<>();
-        for (Member m : members) {
-            NodeHealth h = core.health(m.node);
-            NetState a = netState(h, m, NodePath.ACTIVE);
-            NetState s = netState(h, m, NodePath.STANDBY);
-            rows.add(new ManagementTable.Row(name, m.node, a, s, m.sync, m.txn, Epochs.counter(epoch),
-                    m.lost ? "unreachable" : (rebuild != null && rebuild.target == m ? rebuild.progress()
-                            : m.damaged ? "DAMAGED" : "")));
-            seen.put(m.node, true);
-        }
-        for (String n : isolated) {
-            if (!seen.containsKey(n)) {
-                NodeHealth h = core.health(n);
-                rows.add(new ManagementTable.Row(name, n, h.state(NodePath.ACTIVE) == NetState.NG ? NetState.NG : NetState.READY,
-                        h.state(NodePath.STANDBY) == NetState.NG ? NetState.NG : NetState.READY, SyncState.NG, -1, Epochs.counter(epoch),
-                        staleCopies.note(n).isEmpty() ? "isolated" : staleCopies.note(n)));
-            }
-        }
-        return rows;
-    }
-
-    private static NetState netState(NodeHealth h, Member m, NodePath p) {
-        if (h.state(p) == NetState.NG) {
-            return NetState.NG;
-        }
-        return m.path == p && !m.lost ? NetState.RUN : NetState.READY;
     }
 
     /** For tests: the node of the copy serving reads (null before the first open). */

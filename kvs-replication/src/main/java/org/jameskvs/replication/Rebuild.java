@@ -59,7 +59,7 @@ final class Rebuild {
     final Member source;
     final Member target;
     /**
-     * Where the target's own PUTs during the copy go (see {@code QueueReplica.transmit}):
+     * Where the target's own PUTs during the copy go (see {@code Sending.transmit}):
      * far above any position a source reaches (a position is a seq).
      */
     static final long OWN_POSITIONS_FROM = 1L << 62;
@@ -135,7 +135,7 @@ final class Rebuild {
     void start() {
         ReplicaOp stat = new ReplicaOp(NodeOp.STAT, ReplicaOp.Purpose.MARKER, replica.core.clock.nanoTime());
         stat.rebuild = this;
-        replica.sendTo(source, stat, false);
+        replica.sending.sendTo(source, stat, false);
     }
 
     void noteClientMutation(ReplicaOp op) {
@@ -232,7 +232,7 @@ final class Rebuild {
         ReplicaOp clear = new ReplicaOp(NodeOp.CLEAR, ReplicaOp.Purpose.CLEAR_TARGET, replica.core.clock.nanoTime());
         clear.rebuild = this; // not held: ahead of everything held
         target.predictedTxn++;
-        replica.sendTo(target, clear, false);
+        replica.sending.sendTo(target, clear, false);
         target.hasRecord = false;
         replica.paths.releaseHeld(target); // from the marker on (see RecordAndRebuild): live, as a first pass wants
         markerIfEarly();
@@ -267,7 +267,7 @@ final class Rebuild {
             op.state = c.state();
             target.predictedTxn++;
             outstanding++;
-            replica.sendTo(target, op, false);
+            replica.sending.sendTo(target, op, false);
         }
         return true;
     }
@@ -291,7 +291,7 @@ final class Rebuild {
         read.fromPosition = cursor;
         read.maxCount = replica.core.config.copyBlockMessages();
         read.maxBytes = replica.core.config.copyBlockBytes();
-        replica.sendTo(source, read, false);
+        replica.sending.sendTo(source, read, false);
     }
 
     /** Asks the source for the next marker; the last pass (short range, or the last allowed) holds the target's new mutations. */
@@ -305,7 +305,7 @@ final class Rebuild {
         awaitingMarker = true;
         ReplicaOp stat = new ReplicaOp(NodeOp.STAT, ReplicaOp.Purpose.MARKER, replica.core.clock.nanoTime());
         stat.rebuild = this;
-        replica.sendTo(source, stat, false);
+        replica.sending.sendTo(source, stat, false);
     }
 
     void onBlock(NodeResponse r) {
@@ -337,7 +337,7 @@ final class Rebuild {
             copy.state = newer != null ? newer.state : m.state();
             target.predictedTxn++;
             outstanding++;
-            replica.sendTo(target, copy, false);
+            replica.sending.sendTo(target, copy, false);
         }
         cursor = end ? marker : Math.max(cursor + 1, r.read().nextPosition());
         next();

@@ -100,7 +100,7 @@ final class RecordAndRebuild {
         // The target's stream: CLEAR (stale content out), the record, then live mutations and copies.
         ReplicaOp clear = new ReplicaOp(NodeOp.CLEAR, ReplicaOp.Purpose.CLEAR_TARGET, q.core.clock.nanoTime());
         t.predictedTxn++;
-        q.sendTo(t, clear, false);
+        q.sending.sendTo(t, clear, false);
         t.hasRecord = false;
         q.rebuild.recordOp = writeRecord();
         q.rebuild.start();
@@ -115,7 +115,7 @@ final class RecordAndRebuild {
         r.target.sync = SyncState.SYNC;
         ReplicaOp rebase = r.rebaseOp();
         if (rebase != null) {
-            q.sendTo(r.target, rebase, false); // ahead of the held mutations: the same ones then follow on both copies
+            q.sending.sendTo(r.target, rebase, false); // ahead of the held mutations: the same ones then follow on both copies
             // From here the target's mutations carry seqs, continuing from the source's at the marker.
             r.target.seq = rebase.fromPosition;
             r.target.sentSeq = rebase.fromPosition;

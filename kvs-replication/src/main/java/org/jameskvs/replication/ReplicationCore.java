@@ -232,7 +232,7 @@ public final class ReplicationCore {
     public ManagementTable table() {
         List<ManagementTable.Row> rows = new ArrayList<>();
         for (QueueReplica r : replicas.values()) {
-            rows.addAll(r.rows());
+            rows.addAll(ManagementTable.rowsOf(r));
         }
         Map<String, NetState[]> nodes = new LinkedHashMap<>();
         for (NodeHealth h : health.values()) {
@@ -353,7 +353,7 @@ public final class ReplicationCore {
             log(null, h.node + "/" + p + " READY again");
             if (wasDown) {
                 for (QueueReplica q : new ArrayList<>(replicas.values())) {
-                    q.onNodeUp(h.node);
+                    q.nodeEvents.onNodeUp(h.node);
                 }
             }
         }
@@ -425,11 +425,11 @@ public final class ReplicationCore {
         h.lastOk[p.ordinal()] = Math.min(h.lastOk[p.ordinal()], clock.nanoTime() - config.heartbeatTimeout().toNanos() - 1);
         log(null, node + "/" + p + " NG");
         for (QueueReplica q : new ArrayList<>(replicas.values())) {
-            q.onPathDown(node, p);
+            q.nodeEvents.onPathDown(node, p);
         }
         if (!h.up()) {
             for (QueueReplica q : new ArrayList<>(replicas.values())) {
-                q.onNodeDown(node);
+                q.nodeEvents.onNodeDown(node);
             }
         }
     }

@@ -46,7 +46,7 @@ final class Timers {
         if (!q.parked.isEmpty()) {
             failParked(false, now, "tick");
         }
-        q.undoFailedPuts();
+        undoFailedPuts();
         q.commitPoint.tick();
         if (q.phase == Phase.READY && now - q.lastRenewAt >= q.core.config.leaseRenew().toNanos()) {
             q.lastRenewAt = now;
@@ -160,5 +160,29 @@ final class Timers {
     /** A rebuild of this queue made progress within the park limit: calls parked on it may wait. */
     boolean rebuildProgressing(long now) {
         return q.rebuild != null && q.rebuild.progressedWithin(now, parkLimitNanos());
+    }
+
+    /** Undos sent per tick at most: a burst of failures is undone over a few ticks, not in one go. */
+    static final int UNDOS_PER_TICK = 64;
+
+    /**
+     * Undoes failed PUTs that may be on a copy (see {@link UncommittedPuts}, "Undo"): a DELETE of
+     * each, through the normal sequenced path to both write members, once the queue can write.
+     * Called by the tick (never from an answer's processing: an ack's callbacks send nothing).
+     */
+    void undoFailedPuts() {
+        if (q.phase != Phase.READY || q.opening != null || q.openRecordOp != null || q.writeMembers().size() < 2) {
+            return;
+        }
+        for (UncommittedPuts.Undo u : q.uncommitted.undosDue(UNDOS_PER_TICK)) {
+            ReplicaOp op = new ReplicaOp(NodeOp.DELETE, ReplicaOp.Purpose.UNDO, q.core.clock.nanoTime());
+            op.id = u.id();
+            q.event("undo of failed PUT " + Ids.show(u.id()) + ": DELETE sent to " + q.writeMembers());
+            q.mutate(op).whenComplete((a, e) -> {
+                boolean ok = a != null && a.isOk();
+                q.uncommitted.undone(u, ok);
+                q.event("undo of failed PUT " + Ids.show(u.id()) + (ok ? ": done on both copies" : ": " + (a == null ? e : a.status() + " " + a.reason()) + ", sent again later"));
+            });
+        }
     }
 }

@@ -88,7 +88,7 @@
  * <td>SYNC, lost</td><td>writes refused (STORAGE_ERROR) until it is back; a REBUILDING partner is
  * isolated</td></tr>
  * <tr><td>SYNC, lost</td><td>its node up, reopen answered within the expected seq bounds
- * ({@code onNodeUp}, {@code MemberPaths.onOpenAnswer})</td><td>SYNC</td><td>waiting requests sent; a partner
+ * ({@code NodeEvents.onNodeUp}, {@code MemberPaths.onOpenAnswer})</td><td>SYNC</td><td>waiting requests sent; a partner
  * rebuilt</td></tr>
  * <tr><td>SYNC, lost</td><td>reopen answered outside the bounds</td><td>SYNC, re-based (ALARM: DATA
  * LOSS)</td><td>as {@code MemberPaths.markNg} on the only SYNC copy</td></tr>
@@ -124,7 +124,7 @@
  * <td>failed</td><td>left out of READ and GET; a plain PUT no copy refused as a duplicate is to be
  * undone</td></tr>
  * <tr><td>failed, to undo</td><td>a tick with two write members and no client PUT of the id in
- * flight ({@code QueueReplica.undoFailedPuts})</td><td>undoing</td><td>DELETE of the id, purpose
+ * flight ({@code Timers.undoFailedPuts})</td><td>undoing</td><td>DELETE of the id, purpose
  * {@code UNDO}: sequenced like a client mutation, to both write members (a rebuild notes it like a
  * client DELETE); NOT_FOUND counts as OK</td></tr>
  * <tr><td>undoing</td><td>the DELETE acknowledged by both copies, no later failure of the id
