@@ -6,7 +6,8 @@
  * <ul>
  * <li><b>The state machine</b> ({@link org.jameskvs.replication.ReplicationCore},
  * {@link org.jameskvs.replication.QueueReplica} with its parts {@code Answers}, {@code MemberPaths},
- * {@code Timers}, {@code RecordAndRebuild} and {@code CommitPoint}, {@code OpenProcedure}, {@code Rebuild},
+ * {@code Timers}, {@code RecordAndRebuild}, {@code CommitPoint}, {@code CatchUp}, {@code Sending} and
+ * {@code NodeEvents}, {@code OpenProcedure} (with {@code OpenProbe}), {@code Rebuild},
  * {@link org.jameskvs.replication.ReadOnlyReplica} for read-only readers): pure and
  * deterministic, single-threaded, driven by client calls, node answers and clock ticks; time and
  * network are injected ({@link org.jameskvs.replication.Clock},
@@ -42,10 +43,11 @@
  * {@code lost} (a SYNC copy unreachable while it is the only one in sync). Every transition below is
  * a named method of {@code QueueReplica} or of one of its parts, which keep no state of their own
  * (the replica holds it): {@code Answers} (node answers, the calls' outcomes), {@code MemberPaths}
- * (members' paths and liveness), {@code Timers} (tick, parked mutations), {@code RecordAndRebuild} (the
+ * (members' paths and liveness), {@code Timers} (tick, parked mutations, undos), {@code RecordAndRebuild} (the
  * record, a rebuild's start and end), {@code CommitPoint} (the commit point sent to the servers),
  * {@code CatchUp} (the writer's digest per copy, the catch-up log {@code SeqLog}, catch-up or full
- * rebuild); nothing else changes these fields.
+ * rebuild), {@code Sending} (a request onto a member's wire, its seq), {@code NodeEvents} (the
+ * heartbeat's verdicts on a node); nothing else changes these fields.
  * <table class="striped">
  * <caption>Queue phase</caption>
  * <tr><th>phase</th><th>event</th><th>next</th><th>action</th></tr>
