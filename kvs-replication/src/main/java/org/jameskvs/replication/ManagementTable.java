@@ -1,9 +1,10 @@
 package org.jameskvs.replication;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The paper's management table (Table I): per queue and node, the network state of the active (A)
@@ -47,7 +48,7 @@ public record ManagementTable(List<Row> rows, Map<String, NetState[]> nodes) {
     /** Rows of the management table for one queue, from its writer's state. */
     static List<Row> rowsOf(QueueReplica q) {
         List<Row> rows = new ArrayList<>();
-        Map<String, Boolean> seen = new LinkedHashMap<>();
+        Set<String> seen = new HashSet<>();
         for (Member m : q.members) {
             NodeHealth h = q.core.health(m.node);
             NetState a = netState(h, m, NodePath.ACTIVE);
@@ -55,10 +56,10 @@ public record ManagementTable(List<Row> rows, Map<String, NetState[]> nodes) {
             rows.add(new Row(q.name, m.node, a, s, m.sync, m.txn, Epochs.counter(q.epoch),
                     m.lost ? "unreachable" : (q.rebuild != null && q.rebuild.target == m ? q.rebuild.progress()
                             : m.damaged ? "DAMAGED" : "")));
-            seen.put(m.node, true);
+            seen.add(m.node);
         }
         for (String n : q.isolated) {
-            if (!seen.containsKey(n)) {
+            if (!seen.contains(n)) {
                 NodeHealth h = q.core.health(n);
                 rows.add(new Row(q.name, n, h.state(NodePath.ACTIVE) == NetState.NG ? NetState.NG : NetState.READY,
                         h.state(NodePath.STANDBY) == NetState.NG ? NetState.NG : NetState.READY, SyncState.NG, -1, Epochs.counter(q.epoch),
