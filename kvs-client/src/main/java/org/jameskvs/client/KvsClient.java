@@ -462,7 +462,7 @@ public final class KvsClient implements AutoCloseable {
                 q.fail(Status.CONNECTION_LOST, "client closed");
                 openQueues.remove(q);
             }
-            return new OpenResult(Status.OK, null, q, txn, o.epoch(), o.size(), o.flags(), o.lastSeq(), o.digest());
+            return new OpenResult(Status.OK, null, q, txn, o.epoch(), o.size(), o.flags(), o.lastSeq(), o.digest(), o.store());
         }
 
         @Override

@@ -28,7 +28,7 @@ final class ResultDecoders {
 
     /** OPEN's answer before it is bound to a {@link QueueHandle}. */
     record Opened(Status status, String reason, long txn, int handle, long epoch, long size, int flags, long lastSeq,
-                  long digest) {
+                  long digest, long store) {
     }
 
     static final ResultDecoder<Ack> ACK = ack(payload -> 0);
@@ -97,7 +97,7 @@ final class ResultDecoders {
         public QueueStat ok(long txn, ByteBuf p) {
             StatCodec.Answer a = new StatCodec.Answer().wrap(p);
             return new QueueStat(Status.OK, null, txn, a.size(), a.bytes(), a.firstPosition(), a.nextPosition(),
-                    a.earliestNotBefore(), a.epoch(), a.owner(), a.queueFlags(), a.lastSeq(), a.digest());
+                    a.earliestNotBefore(), a.epoch(), a.owner(), a.queueFlags(), a.lastSeq(), a.digest(), a.store());
         }
 
         @Override
@@ -130,12 +130,12 @@ final class ResultDecoders {
         public Opened ok(long txn, ByteBuf p) {
             OpenCodec.Answer a = new OpenCodec.Answer().wrap(p);
             return new Opened(Status.OK, null, txn, a.handle(), a.epoch(), a.size(), a.queueFlags(), a.lastSeq(),
-                    a.digest());
+                    a.digest(), a.store());
         }
 
         @Override
         public Opened failed(Status status, long txn, String reason) {
-            return new Opened(status, reason, txn, 0, 0, 0, 0, -1, 0);
+            return new Opened(status, reason, txn, 0, 0, 0, 0, -1, 0, 0);
         }
     };
 

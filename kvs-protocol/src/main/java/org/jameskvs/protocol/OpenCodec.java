@@ -5,7 +5,7 @@ import io.netty.buffer.ByteBuf;
 /**
  * OPEN (0x02). Request payload: {@code string queue, u8 mode, i64 epoch, i64 maxMessages,
  * i64 maxBytes, string owner}. OK answer: {@code i32 handle, i64 epoch, i64 size, u8 queue flags,
- * i64 last seq, i64 digest}.
+ * i64 last seq, i64 digest, i64 store}.
  * <p>The instance is the request reader; {@link Answer} reads the OK answer.
  */
 public final class OpenCodec {
@@ -70,12 +70,12 @@ public final class OpenCodec {
     }
 
     public static void writeOk(ByteBuf out, long seq, long txn, int handle, long epoch, long size, int queueFlags,
-                               long lastSeq, long digest) {
+                               long lastSeq, long digest, long store) {
         int start = Frames.beginResponse(out, Opcode.OPEN.code(), Status.OK, seq, txn);
         out.writeInt(handle);
         out.writeLong(epoch);
         out.writeLong(size);
-        CopyCheckAnswer.writeCheck(out, queueFlags, lastSeq, digest);
+        CopyCheckAnswer.writeCheck(out, queueFlags, lastSeq, digest, store);
         Frames.finishFrame(out, start);
     }
 

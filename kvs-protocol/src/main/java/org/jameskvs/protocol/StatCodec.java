@@ -5,7 +5,7 @@ import io.netty.buffer.ByteBuf;
 /**
  * STAT (0x08). Request payload: empty. OK answer: {@code i64 size, i64 bytes, i64 firstPosition,
  * i64 nextPosition, i64 earliestNotBefore, i64 epoch, string owner, u8 queue flags, i64 last seq,
- * i64 digest}. {@link Answer} reads the OK answer.
+ * i64 digest, i64 store}. {@link Answer} reads the OK answer.
  */
 public final class StatCodec {
     private StatCodec() {
@@ -17,7 +17,7 @@ public final class StatCodec {
 
     public static void writeOk(ByteBuf out, long seq, long txn, long size, long bytes, long firstPosition,
                                long nextPosition, long earliestNotBefore, long epoch, String owner, int queueFlags,
-                               long lastSeq, long digest) {
+                               long lastSeq, long digest, long store) {
         int start = Frames.beginResponse(out, Opcode.STAT.code(), Status.OK, seq, txn);
         out.writeLong(size);
         out.writeLong(bytes);
@@ -26,7 +26,7 @@ public final class StatCodec {
         out.writeLong(earliestNotBefore);
         out.writeLong(epoch);
         Wire.writeString(out, owner == null ? "" : owner);
-        CopyCheckAnswer.writeCheck(out, queueFlags, lastSeq, digest);
+        CopyCheckAnswer.writeCheck(out, queueFlags, lastSeq, digest, store);
         Frames.finishFrame(out, start);
     }
 

@@ -64,7 +64,8 @@
  * AUTH    0x01  string user, string password                      (empty)
  * OPEN    0x02  string queue, u8 mode (0 read, 1 write),          i32 handle, i64 epoch,
  *               i64 epoch, i64 maxMessages (0 = server default),  i64 size, u8 queue flags,
- *               i64 maxBytes (0 = server default), string owner   i64 last seq, i64 digest
+ *               i64 maxBytes (0 = server default), string owner   i64 last seq, i64 digest,
+ *                                                                 i64 store
  * PUT     0x03  id, u8 priority, i64 notBefore (epoch ms),        i64 position
  *               blob state, tail body; flag 0x0001 in the header
  *               = replace a live message with this id atomically
@@ -86,7 +87,8 @@
  *                                                                 none is delayed),
  *                                                                 i64 epoch, string owner,
  *                                                                 u8 queue flags,
- *                                                                 i64 last seq, i64 digest
+ *                                                                 i64 last seq, i64 digest,
+ *                                                                 i64 store
  * LIST    0x09  (empty, handle 0)                                 i32 count, count x
  *                                                                 (string name, i64 size, i64 txn)
  * CLEAR   0x0A  (empty)                                           (empty)
@@ -131,7 +133,14 @@
  * +-----------------------------------------------+---------------+
  * |  ... (int64): rolling digest over those mutations, in order   |
  * +---------------------------------------------------------------+
+ * |  store (int64): which store of the node holds the copy        |
+ * +---------------------------------------------------------------+
  * </pre>
+ * The <b>store</b> is a random non-zero number a server draws when it first uses its data
+ * directory and keeps across restarts; a server started on an empty directory (a lost disk) has a
+ * new one. A writer records the stores of the nodes it heard in its membership records, and so
+ * tells a node that restarted with its data from one that lost it. A payload that ends before it
+ * (a server from before it) reads as 0: unknown.
  * <b>Copies are compared by content, not by counters</b>: two copies of a queue are equal iff their
  * (epoch, last seq, digest) are equal. The digest folds, for every data mutation in order, its seq,
  * its operation, the CRC32C of its id and the CRC32C of what it carries after the id (priority,

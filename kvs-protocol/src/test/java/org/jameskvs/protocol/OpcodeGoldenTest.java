@@ -256,9 +256,10 @@ class OpcodeGoldenTest {
         assertThat(o.maxBytes()).isZero();
         assertThat(o.owner()).isEqualTo("o");
 
-        String ok = "00000039" + "02" + "02" + "0000" + "0000000000000001" + "0000000000000010"
-                + "00000001" + "0000000000000002" + "0000000000000000" + "01" + "0000000000000005" + "ffffffffffffffff";
-        assertThat(hex(b -> OpenCodec.writeOk(b, 1, 0x10, 1, 2, 0, QueueFlags.DAMAGED, 5, -1))).isEqualTo(ok);
+        String ok = "00000041" + "02" + "02" + "0000" + "0000000000000001" + "0000000000000010"
+                + "00000001" + "0000000000000002" + "0000000000000000" + "01" + "0000000000000005" + "ffffffffffffffff"
+                + "0000000000000abc";
+        assertThat(hex(b -> OpenCodec.writeOk(b, 1, 0x10, 1, 2, 0, QueueFlags.DAMAGED, 5, -1, 0xabc))).isEqualTo(ok);
         OpenCodec.Answer a = new OpenCodec.Answer().wrap(responsePayload(ok, Opcode.OPEN, Status.OK, 1, 0x10));
         assertThat(a.handle()).isEqualTo(1);
         assertThat(a.epoch()).isEqualTo(2);
@@ -266,6 +267,17 @@ class OpcodeGoldenTest {
         assertThat(a.queueFlags()).isEqualTo(QueueFlags.DAMAGED);
         assertThat(a.lastSeq()).isEqualTo(5);
         assertThat(a.digest()).isEqualTo(-1);
+        assertThat(a.store()).isEqualTo(0xabc);
+    }
+
+    /** A server from before the store id ends its OPEN answer at the digest: the store reads as 0, unknown. */
+    @Test
+    void openOkWithoutStoreReadsZero() {
+        String ok = "00000039" + "02" + "02" + "0000" + "0000000000000001" + "0000000000000010"
+                + "00000001" + "0000000000000002" + "0000000000000000" + "00" + "0000000000000005" + "0000000000000009";
+        OpenCodec.Answer a = new OpenCodec.Answer().wrap(responsePayload(ok, Opcode.OPEN, Status.OK, 1, 0x10));
+        assertThat(a.digest()).isEqualTo(9);
+        assertThat(a.store()).isZero();
     }
 
     @Test
@@ -282,15 +294,15 @@ class OpcodeGoldenTest {
         String hex = "00000010" + "02" + "08" + "0000" + "0000000000000001" + "00000003";
         assertThat(hex(b -> StatCodec.writeRequest(b, 1, 3))).isEqualTo(hex);
         requestPayload(hex, Opcode.STAT, 1, 3, 0);
-        String ok = "00000058" + "02" + "08" + "0000" + "0000000000000001" + "0000000000000010"
+        String ok = "00000060" + "02" + "08" + "0000" + "0000000000000001" + "0000000000000010"
                 + "0000000000000001" + "0000000000000003" + "0000000000000004" + "0000000000000005"
                 + "7fffffffffffffff" + "0000000000000002" + "0001" + "6f" + "00" + "0000000000000006"
-                + "0000000000000007";
-        assertThat(hex(b -> StatCodec.writeOk(b, 1, 0x10, 1, 3, 4, 5, Long.MAX_VALUE, 2, "o", 0, 6, 7))).isEqualTo(ok);
+                + "0000000000000007" + "0000000000000008";
+        assertThat(hex(b -> StatCodec.writeOk(b, 1, 0x10, 1, 3, 4, 5, Long.MAX_VALUE, 2, "o", 0, 6, 7, 8))).isEqualTo(ok);
         StatCodec.Answer a = new StatCodec.Answer().wrap(responsePayload(ok, Opcode.STAT, Status.OK, 1, 0x10));
         assertThat(new long[]{a.size(), a.bytes(), a.firstPosition(), a.nextPosition(), a.earliestNotBefore(),
-                a.epoch(), a.queueFlags(), a.lastSeq(), a.digest()})
-                .containsExactly(1, 3, 4, 5, Long.MAX_VALUE, 2, 0, 6, 7);
+                a.epoch(), a.queueFlags(), a.lastSeq(), a.digest(), a.store()})
+                .containsExactly(1, 3, 4, 5, Long.MAX_VALUE, 2, 0, 6, 7, 8);
         assertThat(a.owner()).isEqualTo("o");
     }
 

@@ -179,7 +179,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
             }
         }
         sink.accept(new NodeResponse(r.token(), res.status(), res.txn(), 0, res.reason(), res.epoch(), res.size(),
-                null, null, null, res.flags(), res.lastSeq(), res.digest()));
+                null, null, null, res.flags(), res.lastSeq(), res.digest(), res.store()));
     }
 
     private void dispatch(KvsQueue q, NodeRequest r) {

@@ -13,6 +13,11 @@ final class Member {
     NodePath path;
     /** Wire epoch of our write handle on this node: (fencing epoch << 20) | generation. */
     long wireEpoch;
+    /**
+     * The node's store this copy lives in, from the first OPEN answer (0: not known yet). Another one
+     * later means the node lost its disk: the copy is gone, whatever its numbers say.
+     */
+    long store;
     /** Our write handle at {@link #wireEpoch} is open on {@link #path}; else requests wait in {@link #backlog}. */
     boolean open;
     long openToken;

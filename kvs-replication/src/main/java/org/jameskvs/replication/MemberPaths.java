@@ -85,6 +85,14 @@ final class MemberPaths {
         }
         m.openToken = 0;
         boolean tainted = false;
+        if (r.isOk() && r.store() != 0 && m.store != r.store()) {
+            if (m.store != 0) {
+                lostDisk(m, r.store());
+                return;
+            }
+            m.store = r.store();
+            q.stores.put(m.node, m.store);
+        }
         if (r.isOk()) {
             m.damaged = r.damaged();
             // The copy must hold everything it answered before, plus this OPEN (a write OPEN at a
@@ -226,6 +234,30 @@ final class MemberPaths {
                 m.backlog.add(s);
             }
         }
+    }
+
+    /**
+     * The member's node answers from another store than the copy's: it lost its disk (restarted on
+     * an empty data directory), and the copy with it, whatever its numbers say. It is never kept as
+     * a copy, not even as the only in-sync one (the "ALARM ... re-based" case of a copy that merely
+     * lost a suffix): re-basing on an empty store would make every acknowledged message vanish and
+     * rebuild the other copy, when it comes back, from nothing. When it was the only in-sync copy
+     * the queue is left without one, and the next tick reclaims it: the open then waits for the
+     * other copy (see {@code OpenProcedure#newestRecordSurely}).
+     */
+    private void lostDisk(Member m, long store) {
+        String why = m.node + " lost its disk (store " + Long.toHexString(m.store) + " now " + Long.toHexString(store) + ")";
+        q.stores.put(m.node, store);
+        m.store = store;
+        m.lost = false;
+        m.open = true;
+        if (!isOnlyInSyncCopy(m)) {
+            markNg(m, why);
+            return;
+        }
+        q.event("DATA LOSS AVOIDED: " + why + "; it held the only in-sync copy: not used, the queue waits for the other copy");
+        m.sync = SyncState.NG;
+        isolate(m, why);
     }
 
     /** Sends what waited for the member's handle, in order. */

@@ -38,15 +38,38 @@ import java.util.List;
  * disk while the other copy's node was away). The open then raises an ALARM naming the copy of the
  * other incarnation that still holds messages (see {@code OpenProcedure}).
  *
+ * <p>The {@code witnesses} name, for each node of the group the writer had heard, the store it had
+ * heard there (a server's store id: the same across its restarts, a new one after it lost its disk).
+ * Node {@code n} listed with store {@code s}, and answering later with the same {@code s}, has kept
+ * its disk since before this record was written: every newer record written to it is still there.
+ * A node answering with another store lost its disk since (or was never heard by this writer), so
+ * its "no newer record here" proves nothing: {@code OpenProcedure} does not count it.
+ *
  * @param renewals lease counter: grows at every renewal; a watcher that sees it unchanged for the
  *                 lease timeout considers the owner gone
  * @param incarnation the queue's creation id; 0 when unknown (records written before it existed)
+ * @param witnesses node -> store id as the writer last heard it; empty in records written before
+ *                  store ids existed (they prove nothing about a node's disk)
  */
 record MembershipRecord(long epoch, long seq, String owner, long renewals, long refSeq, List<Entry> members,
-                        long incarnation) {
+                        long incarnation, java.util.SortedMap<String, Long> witnesses) {
 
     MembershipRecord(long epoch, long seq, String owner, long renewals, long refSeq, List<Entry> members) {
         this(epoch, seq, owner, renewals, refSeq, members, 0);
+    }
+
+    MembershipRecord(long epoch, long seq, String owner, long renewals, long refSeq, List<Entry> members,
+                     long incarnation) {
+        this(epoch, seq, owner, renewals, refSeq, members, incarnation, java.util.Collections.emptySortedMap());
+    }
+
+    /**
+     * Whether {@code node}, answering now with {@code store}, has kept its disk since this record
+     * was written (see the class doc); false when the record lists no store for it, or another one.
+     */
+    boolean witnessed(String node, long store) {
+        Long s = witnesses.get(node);
+        return s != null && store != 0 && s == store;
     }
 
     /** @param wire the member's wire epoch when the record was written; -1 when unknown */
@@ -79,6 +102,14 @@ record MembershipRecord(long epoch, long seq, String owner, long renewals, long 
             sb.append(i == 0 ? "" : ",").append(e.node).append(':').append(e.sync).append(':').append(e.refTxn)
                     .append(':').append(e.wire);
         }
+        if (!witnesses.isEmpty()) {
+            sb.append(";w=");
+            boolean first = true;
+            for (java.util.Map.Entry<String, Long> w : witnesses.entrySet()) {
+                sb.append(first ? "" : ",").append(w.getKey()).append(':').append(Long.toHexString(w.getValue()));
+                first = false;
+            }
+        }
         return sb.toString().getBytes(StandardCharsets.UTF_8);
     }
 
@@ -89,6 +120,7 @@ record MembershipRecord(long epoch, long seq, String owner, long renewals, long 
             long epoch = 0, seq = 0, renewals = 0, refSeq = -1, incarnation = 0;
             String owner = "";
             List<Entry> members = new ArrayList<>();
+            java.util.TreeMap<String, Long> witnesses = new java.util.TreeMap<>();
             for (String part : s.split(";")) {
                 int eq = part.indexOf('=');
                 String k = part.substring(0, eq), v = part.substring(eq + 1);
@@ -112,10 +144,19 @@ record MembershipRecord(long epoch, long seq, String owner, long renewals, long 
                                     f.length > 3 ? Long.parseLong(f[3]) : -1));
                         }
                     }
+                    case "w" -> {
+                        for (String w : v.split(",")) {
+                            int colon = w.lastIndexOf(':');
+                            if (colon > 0) {
+                                witnesses.put(w.substring(0, colon), Long.parseUnsignedLong(w.substring(colon + 1), 16));
+                            }
+                        }
+                    }
                     default -> { }
                 }
             }
-            return new MembershipRecord(epoch, seq, owner, renewals, refSeq, List.copyOf(members), incarnation);
+            return new MembershipRecord(epoch, seq, owner, renewals, refSeq, List.copyOf(members), incarnation,
+                    java.util.Collections.unmodifiableSortedMap(witnesses));
         } catch (RuntimeException e) {
             return null;
         }

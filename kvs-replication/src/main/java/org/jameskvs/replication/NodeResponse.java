@@ -11,11 +11,19 @@ import org.jameskvs.protocol.Status;
  * queue's transaction number after the request (-1 when unknown, e.g. client-side TIMEOUT);
  * {@code value} is the PUT position or PING time; OPEN fills {@code epoch}, {@code size} and
  * {@code flags} (the server's queue flags, {@link QueueFlags}) and {@code lastSeq}, {@code digest}
- * (the copy's content identity, -1 and 0 when unknown); GET/READ/STAT fill their result.
+ * (the copy's content identity, -1 and 0 when unknown) and {@code store} (the node's store that holds
+ * the copy: new after the node lost its disk; 0 when unknown); GET/READ/STAT fill their result.
  */
 public record NodeResponse(long token, Status status, long txn, long value, String reason,
                            long epoch, long size, GetResult get, ReadResult read, QueueStat stat, int flags,
-                           long lastSeq, long digest) {
+                           long lastSeq, long digest, long store) {
+
+    /** An answer without a store id. */
+    public NodeResponse(long token, Status status, long txn, long value, String reason,
+                        long epoch, long size, GetResult get, ReadResult read, QueueStat stat, int flags,
+                        long lastSeq, long digest) {
+        this(token, status, txn, value, reason, epoch, size, get, read, stat, flags, lastSeq, digest, 0);
+    }
 
     /** An answer without seq and digest. */
     public NodeResponse(long token, Status status, long txn, long value, String reason,

@@ -22,6 +22,8 @@ final class OpenProbe {
     /** The copy's content identity at the fence (final, as above): data mutations applied and their digest. */
     long lastSeq = -1;
     long digest;
+    /** The node's store at the fence (0: unknown), see {@link MembershipRecord#witnessed}. */
+    long store;
     long wire;
     boolean recordRead;
     MembershipRecord record;

@@ -191,6 +191,10 @@ final class OpenProcedure {
                     p.damaged = resp.damaged();
                     p.lastSeq = resp.lastSeq();
                     p.digest = resp.digest();
+                    p.store = resp.store();
+                    if (p.store != 0) {
+                        r.stores.put(p.node, p.store);
+                    }
                 }
                 done(2);
             });
@@ -243,6 +247,9 @@ final class OpenProcedure {
             }
         }
         if (best == null && heard < groupSize && !newQueueWithNodeDown(fenced, heard, groupSize)) {
+            return;
+        }
+        if (best != null && heard < groupSize && !newestRecordSurely(fenced, best, groupSize)) {
             return;
         }
         if (best == null && fenced.stream().allMatch(p -> p.size == 0)) {
@@ -347,6 +354,43 @@ final class OpenProcedure {
             }
         }
         r.opened(epoch, List.of(member(source, SyncState.SYNC)), target, size(source));
+    }
+
+    /**
+     * Whether {@code best}, the newest record on the nodes heard (fewer than the group), is surely the
+     * newest one there is. The quorum argument (with at most one node not heard, one of the two
+     * members of any newer record was heard) holds only for nodes heard with their disk: a node that
+     * lost its disk since {@code best} was written answers "no newer record" about records it once
+     * held, the newer record's other member may be the node not heard, and opening {@code best}
+     * then loses what was acknowledged since (simulation seed 7865). So a node counts only if it
+     * holds {@code best} itself or {@code best} names it with the store it answers with now
+     * ({@link MembershipRecord#witnessed}); with fewer than {@code groupSize - 1} such nodes the open
+     * waits (TIMEOUT, the caller retries) for the nodes not heard. Records without witnesses (written
+     * before store ids existed) are taken as before.
+     */
+    private boolean newestRecordSurely(List<OpenProbe> fenced, MembershipRecord best, int groupSize) {
+        if (best.witnesses().isEmpty()) {
+            return true;
+        }
+        List<String> counted = new ArrayList<>();
+        List<String> notCounted = new ArrayList<>();
+        for (OpenProbe p : fenced) {
+            boolean holdsBest = p.record != null && sameVersion(p.record, best);
+            if (holdsBest || best.witnessed(p.node, p.store)) {
+                counted.add(p.node);
+            } else {
+                notCounted.add(p.node);
+            }
+        }
+        if (counted.size() >= groupSize - 1) {
+            return true;
+        }
+        List<String> unheard = new ArrayList<>(r.core.placement.group());
+        fenced.forEach(p -> unheard.remove(p.node));
+        r.failOpen(Status.TIMEOUT, "the newest record heard may not be the newest: " + String.join(", ", notCounted)
+                + " answered with another store than the record names (lost its disk since), and a newer record"
+                + " may be on it and on " + String.join(", ", unheard) + "; waiting for " + String.join(", ", unheard));
+        return false;
     }
 
     /**
@@ -495,6 +539,7 @@ final class OpenProcedure {
         m.committed = p.lastSeq; // what the copies hold at open is taken as committed (see CommitPoint)
         m.hasRecord = p.record != null;
         m.damaged = p.damaged;
+        m.store = p.store;
         return m;
     }
 }

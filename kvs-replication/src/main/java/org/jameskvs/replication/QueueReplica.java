@@ -96,6 +96,12 @@ public final class QueueReplica {
     /** The queue's creation id, carried by every record written (see {@link MembershipRecord}); set by the open. */
     long incarnation;
     /**
+     * The store each node of the group answered with, as last heard (an open's fence, a member's
+     * OPEN): the witnesses of the records written from here on ({@link MembershipRecord}). An entry
+     * that is out of date (the node lost its disk since) only makes later opens more careful.
+     */
+    final java.util.TreeMap<String, Long> stores = new java.util.TreeMap<>();
+    /**
      * Nodes that were down when this open created the queue: they hold no trace of it (the empty
      * fenced queue every open leaves), which is what lets a later open with nodes down tell an
      * existing queue from a new one. Each gets its trace when it comes back (see {@link NodeEvents#onNodeUp}).

@@ -44,7 +44,8 @@ final class RecordAndRebuild {
         for (Member m : targets) {
             entries.add(new MembershipRecord.Entry(m.node, m.sync, refSeq >= 0 ? m.recordTxn : -1, m.wireEpoch));
         }
-        MembershipRecord rec = new MembershipRecord(q.epoch, ++q.recordSeq, q.owner, q.renewals, refSeq, entries, q.incarnation);
+        MembershipRecord rec = new MembershipRecord(q.epoch, ++q.recordSeq, q.owner, q.renewals, refSeq, entries, q.incarnation,
+                new java.util.TreeMap<>(q.stores));
         ReplicaOp op = new ReplicaOp(NodeOp.REPLACE, ReplicaOp.Purpose.RECORD, q.core.clock.nanoTime());
         op.id = Ids.RECORD_ID;
         op.state = rec.encode();

@@ -94,6 +94,10 @@
  * rebuilt</td></tr>
  * <tr><td>SYNC, lost</td><td>reopen answered outside the bounds</td><td>SYNC, re-based (ALARM: DATA
  * LOSS)</td><td>as {@code MemberPaths.markNg} on the only SYNC copy</td></tr>
+ * <tr><td>any member</td><td>OPEN answered from another store than the copy's: the node lost its disk
+ * ({@code MemberPaths.lostDisk})</td><td>NG (isolated), also when it was the only SYNC copy (event
+ * DATA LOSS AVOIDED)</td><td>never re-based on the empty store; with no SYNC copy left the next tick
+ * reclaims, and the open waits for the other copy's node</td></tr>
  * <tr><td>any</td><td>reopen answer flags the copy DAMAGED</td><td>NG unless it is the only SYNC copy
  * (then served, ALARM)</td><td>a rebuild from the intact copy</td></tr>
  * <tr><td>(new member)</td><td>fewer than two members, a node up ({@code RecordAndRebuild.startRebuildIfPossible})</td>
@@ -245,9 +249,18 @@
  * that node is heard:
  * it is created again, and the open that later sees both creations raises an ALARM naming the copy
  * of the other one ({@code MembershipRecord.incarnation}); its messages are not merged.</li>
- * <li>Single-failure assumption: a node that lost its data (restarted without its journal) counts
- * as a failure until its copy is rebuilt. If, meanwhile, the survivor is also unreachable and a new
- * owner opens the queue, the records it reads may not name the newest copy.</li>
+ * <li>A node that lost its disk answers with a new store id ({@code store.id} in its data
+ * directory). Records name the store of every node their writer heard ({@link
+ * org.jameskvs.replication.MembershipRecord} witnesses); an open counts a node towards "all but one
+ * node heard" only if it holds the newest record heard or that record names the store it answers
+ * with now, else it waits for the nodes not heard ({@code OpenProcedure.newestRecordSurely}). So a
+ * node wiped while the other copy's node is down is waited out, never opened as the queue. Left:
+ * both copies' nodes losing their disks (the mail is gone; an open that hears every node takes the
+ * newest record left), a disk restored from a backup with its {@code store.id} (it claims a store
+ * that kept everything: delete that file when restoring), and a writer still running at a lower
+ * epoch that writes to a wiped node while the newer epoch's other copy is down (the wipe took the
+ * fence with it). A second data loss before a wiped copy is rebuilt is one the simulation does not
+ * inject; other faults it does.</li>
  * <li>The position space still changes (a reader rescans from 0) at a reclaim (the copies found
  * again may lack a suffix the reader saw: its seqs may be given again), when the new read copy is
  * unsequenced or its seqs diverged (a SEQ_GAP renumbered a suffix, or the only in-sync copy was

@@ -106,7 +106,7 @@ public final class NodeWireCodec {
                 ResultDecoders.Opened o = status == Status.OK ? ResultDecoders.OPENED.ok(txn, frame)
                         : ResultDecoders.OPENED.failed(status, txn, reason, frame);
                 return new NodeResponse(tok, o.status(), o.txn(), o.handle(), o.reason(), o.epoch(), o.size(), null,
-                        null, null, o.flags(), o.lastSeq(), o.digest());
+                        null, null, o.flags(), o.lastSeq(), o.digest(), o.store());
             }
             case GET -> {
                 GetResult g = status == Status.OK ? ResultDecoders.GET.ok(txn, frame)

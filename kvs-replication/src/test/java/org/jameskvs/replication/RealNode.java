@@ -120,6 +120,8 @@ final class RealNode implements SimNode {
     private final String name;
     private final Server server;
     private final Map<Long, Conn> connections = new HashMap<>();
+    /** The server's store ids as this world numbers them ({@link #canonicalStore}). */
+    private final Map<Long, Long> canonical = new HashMap<>();
 
     private RealNode(String name, Server server) {
         this.name = name;
@@ -180,10 +182,32 @@ final class RealNode implements SimNode {
                 throw new IllegalStateException(name + ": " + r + " answered with " + (frame == null ? "no" : "more than one")
                         + " frame");
             }
-            return NodeWireCodec.decode(r, frame);
+            return canonicalStore(NodeWireCodec.decode(r, frame));
         } finally {
             answer.release();
         }
+    }
+
+    /**
+     * The real server draws its store id at random (per data directory): a replay would write other
+     * ids into the membership records and so other digests. What the replication does with an id
+     * depends only on which answers share it, so this world numbers the ids in the order it meets
+     * them: the same numbers in every replay.
+     */
+    private NodeResponse canonicalStore(NodeResponse a) {
+        long real = a.store() != 0 ? a.store() : a.stat() != null ? a.stat().store() : 0;
+        if (real == 0) {
+            return a;
+        }
+        long id = canonical.computeIfAbsent(real, k -> (long) (name.hashCode() & 0x7fffffff) << 20 | (canonical.size() + 1));
+        return new NodeResponse(a.token(), a.status(), a.txn(), a.value(), a.reason(), a.epoch(), a.size(), a.get(),
+                a.read(), a.stat() == null ? null : withStore(a.stat(), id), a.flags(), a.lastSeq(), a.digest(),
+                a.store() == 0 ? 0 : id);
+    }
+
+    private static org.jameskvs.client.QueueStat withStore(org.jameskvs.client.QueueStat s, long id) {
+        return new org.jameskvs.client.QueueStat(s.status(), s.reason(), s.txn(), s.size(), s.bytes(), s.firstPosition(),
+                s.nextPosition(), s.earliestNotBefore(), s.epoch(), s.owner(), s.flags(), s.lastSeq(), s.digest(), id);
     }
 
     @Override

@@ -28,6 +28,26 @@ class ReplicationPartsTest {
     }
 
     @Test
+    void recordWitnessesRoundTripAndNameEachNodesStore() {
+        java.util.TreeMap<String, Long> stores = new java.util.TreeMap<>(java.util.Map.of(
+                "kvs1", 0x8823bf4b8e476e3L, "kvs2", -2L, "kvs3", 1L));
+        MembershipRecord r = new MembershipRecord(7, 3, "james-1", 12, 2, List.of(
+                new MembershipRecord.Entry("kvs1", SyncState.SYNC, 100, 5)), 0x5eedL, stores);
+        MembershipRecord back = MembershipRecord.decode(r.encode());
+        assertThat(back).isEqualTo(r);
+        assertThat(back.witnesses()).containsExactlyEntriesOf(stores);
+        assertThat(back.witnessed("kvs1", 0x8823bf4b8e476e3L)).isTrue();
+        assertThat(back.witnessed("kvs2", -2L)).as("an id with the top bit set").isTrue();
+        assertThat(back.witnessed("kvs1", 0x1234L)).as("another store: the node lost its disk since").isFalse();
+        assertThat(back.witnessed("kvs4", 1L)).as("a node the writer never heard").isFalse();
+        assertThat(back.witnessed("kvs3", 0)).as("a server that sends no store id").isFalse();
+        // Records written before store ids existed name no witnesses (and prove nothing about disks).
+        MembershipRecord old = MembershipRecord.decode("v=7.3;o=a;l=0;r=-1;i=9;m=kvs1:SYNC:5:-1".getBytes());
+        assertThat(old.witnesses()).isEmpty();
+        assertThat(old.witnessed("kvs1", 1L)).isFalse();
+    }
+
+    @Test
     void leaseExpiresOnlyWhenTheRecordStopsChanging() {
         LeaseWatcher w = new LeaseWatcher(Duration.ofSeconds(10));
         long s = 1_000_000_000L;

@@ -63,6 +63,7 @@ class ReplicationPropertyTest extends RealNodeSimulation {
         long start = System.nanoTime();
         long cpuStart = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
         long acks = 0, issued = 0, takeovers = 0, faults = 0, duplicates = 0, catchUps = 0, fullRebuilds = 0;
+        long faultsWhileWiped = 0, unsureOpens = 0, lostDisks = 0, onlyCopyWiped = 0;
         java.io.PrintStream digests = traceDigestFile();
         for (int s = from; s < from + seeds; s++) {
             if (Boolean.getBoolean("sim.trace")) {
@@ -80,6 +81,10 @@ class ReplicationPropertyTest extends RealNodeSimulation {
             duplicates += r.duplicates();
             catchUps += r.events().stream().filter(e -> e.contains("done: caught up by the suffix")).count();
             fullRebuilds += r.events().stream().filter(e -> e.contains(": rebuild of ") && !e.contains("caught up")).count();
+            faultsWhileWiped += r.events().stream().filter(e -> e.contains("that lost its data is not refilled")).count();
+            unsureOpens += r.events().stream().filter(e -> e.contains("the newest record heard may not be the newest")).count();
+            lostDisks += r.events().stream().filter(e -> e.contains(" lost its disk (store ")).count();
+            onlyCopyWiped += r.events().stream().filter(e -> e.contains(" loses its disk while ")).count();
             if ((s - from + 1) % 1000 == 0) {
                 // Long offline runs say how far they got (a stopped run's seeds up to here passed).
                 System.out.println("sim: seeds " + from + ".." + s + " passed, " + acks + " acks, " + catchUps + " catch-ups");
@@ -92,14 +97,28 @@ class ReplicationPropertyTest extends RealNodeSimulation {
         }
         System.out.printf("simulation on %s: %d seeds x %d ops: %d ops issued, %d acknowledged, %d takeovers,"
                         + " %d faults, %d duplicated frames, %d copies caught up by their suffix, %d rebuilt in full;"
+                        + " %d faults while a node that lost its data was not refilled, %d only copies wiped while"
+                        + " the other node was down, %d copies found on a lost disk,"
+                        + " %d opens that waited for a node (newest record unsure);"
                         + " %.1f s (test thread's CPU: %.1f s)%n",
                 Boolean.getBoolean("sim.model") ? "the model server" : "real servers", seeds, ops, issued, acks, takeovers,
-                faults, duplicates, catchUps, fullRebuilds, (System.nanoTime() - start) / 1e9,
+                faults, duplicates, catchUps, fullRebuilds, faultsWhileWiped, onlyCopyWiped, lostDisks, unsureOpens,
+                (System.nanoTime() - start) / 1e9,
                 (java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpuStart) / 1e9);
         if (digests != null) {
             digests.close();
             // PrintStream keeps write errors to itself: a file cut short must fail, not compare as a subset.
             assertThat(digests.checkError()).as("writing " + System.getProperty("sim.digests")).isFalse();
+        }
+        if (seeds >= 100 && SimRun.FAULTS_WHILE_WIPED) {
+            // The double fault this mode exists for must really happen, and be met by waiting.
+            assertThat(faultsWhileWiped).as("faults while a node that lost its data was not refilled").isPositive();
+            assertThat(unsureOpens + lostDisks).as("opens that waited, copies found on a lost disk").isPositive();
+        }
+        if (seeds >= 1000 && SimRun.FAULTS_WHILE_WIPED) {
+            assertThat(onlyCopyWiped).as("only copies wiped while the other node was down").isPositive();
+            assertThat(lostDisks).as("copies found on a lost disk").isPositive();
+            assertThat(unsureOpens).as("opens that waited for a node (newest record unsure)").isPositive();
         }
         if (seeds >= 100) {
             // Returning copies (two-node seeds, see SimRun.nodesOf) must be caught up by their suffix sometimes.

@@ -38,6 +38,18 @@ final class SimRun {
     private int leader;
     private int activeFaults;
     private boolean dataLossUnrepaired;
+    /**
+     * Faults other than a second data loss also while a node that lost its data is not refilled
+     * (its partner down, cut, paused...): the writer must then wait for the partner, never take the
+     * emptied node's word (see {@code OpenProcedure#newestRecordSurely}, {@code MemberPaths#lostDisk}).
+     */
+    static final boolean FAULTS_WHILE_WIPED = Boolean.parseBoolean(System.getProperty("sim.faultsWhileWiped", "true"));
+    /**
+     * Two-node seeds: the node crashed (with its data) while the queue was fully replicated, until it
+     * restarts. Its copy holds every acknowledged mutation while it is down (no second copy to
+     * acknowledge with), so the other node may lose its disk meanwhile.
+     */
+    private String downSynced;
     /** The node whose data a crash took, until its copy is rebuilt (see {@link #repaired}). */
     private String wipedNode;
     private boolean healed;
@@ -159,7 +171,7 @@ final class SimRun {
         }
         // With two copies one failure at a time is survivable. A node that lost its data is a
         // failure until its copy is rebuilt: no other fault may hit the survivor meanwhile.
-        if (rnd.nextInt(100) >= 4 || activeFaults >= 2 || dataLossUnrepaired) {
+        if (rnd.nextInt(100) >= 4 || activeFaults >= 2 || dataLossUnrepaired && !FAULTS_WHILE_WIPED) {
             return;
         }
         List<String> nodes = new ArrayList<>(c.world.servers.keySet());
@@ -169,7 +181,8 @@ final class SimRun {
         }
         long dur = 300 + rnd.nextInt(4000);
         int kind = rnd.nextInt(FAULTS.length);
-        note("FAULT " + FAULTS[kind] + " " + n + " for " + dur + " ms");
+        note("FAULT " + FAULTS[kind] + " " + n + " for " + dur + " ms" + (dataLossUnrepaired ? " (while " + wipedNode
+                + " that lost its data is not refilled)" : ""));
         faults++;
         activeFaults++;
         switch (kind) {
@@ -192,13 +205,29 @@ final class SimRun {
                 endAfter(dur, () -> c.world.resume(n));
             }
             case 4 -> {
+                if (FAULTS_WHILE_WIPED && activeFaults == 1 && c.world.servers.size() == 2 && fullySynced()) {
+                    downSynced = n;
+                }
                 c.world.crash(n);
-                endAfter(dur, () -> c.world.restart(n, true));
+                endAfter(dur, () -> {
+                    c.world.restart(n, true);
+                    if (n.equals(downSynced)) {
+                        downSynced = null;
+                    }
+                });
             }
             case 5 -> {
                 // Losing a node's data is only survivable when the queue is fully replicated and
                 // nothing else is wrong (single failure); otherwise fall back to a crash with data.
-                boolean safe = activeFaults == 1 && fullySynced();
+                // Or, on two nodes, while the other node is down with a whole copy: nothing could be
+                // acknowledged since (no second copy), so the down node holds every acknowledged
+                // mutation, and the writer must wait for it instead of using the emptied copy.
+                boolean partnerDownWhole = downSynced != null && !downSynced.equals(n) && activeFaults == 2
+                        && !dataLossUnrepaired;
+                boolean safe = activeFaults == 1 && fullySynced() && !dataLossUnrepaired || partnerDownWhole;
+                if (partnerDownWhole) {
+                    note("the only copy's node " + n + " loses its disk while " + downSynced + " is down");
+                }
                 c.world.crash(n);
                 if (safe) {
                     dataLossUnrepaired = true;

@@ -26,6 +26,8 @@ final class SimServer implements SimNode {
     private final Map<String, Long> writers = new HashMap<>();
     final Set<Long> liveConnections = new HashSet<>();
     private int nextHandle = 1;
+    /** The store id (a real server draws one per data directory): a new one after a restart without data. */
+    private long store;
 
     record Handle(SimQueue queue, boolean write, long epoch) {
     }
@@ -152,6 +154,7 @@ final class SimServer implements SimNode {
         writers.clear();
         if (!keepData) {
             queues.clear();
+            store++;
         }
     }
 
@@ -366,7 +369,7 @@ final class SimServer implements SimNode {
                 long first = q.byPos.isEmpty() ? q.nextPos : q.byPos.firstKey();
                 return new NodeResponse(tok, Status.OK, q.txn, 0, null, 0, 0, null, null,
                         new QueueStat(Status.OK, null, q.txn, q.byPos.size(), bytes, first, q.nextPos, earliest, q.epoch,
-                                q.owner, flags(q), q.seq, q.digest));
+                                q.owner, flags(q), q.seq, q.digest, storeId()));
             }
             default -> throw new IllegalStateException(r.op().toString());
         }
@@ -404,7 +407,12 @@ final class SimServer implements SimNode {
         int handle = nextHandle++;
         handles.computeIfAbsent(conn, c -> new HashMap<>()).put(handle, new Handle(q, write, r.epoch()));
         return new NodeResponse(r.token(), Status.OK, q.txn, handle, null, q.epoch, q.byPos.size(), null, null, null,
-                flags(q), q.seq, q.digest);
+                flags(q), q.seq, q.digest, storeId());
+    }
+
+    /** Distinct per node and per data loss, the same in every replay. */
+    private long storeId() {
+        return (long) (name.hashCode() & 0x7fffffff) << 20 | (store + 1);
     }
 
     private static int flags(SimQueue q) {

@@ -236,7 +236,7 @@ final class SimWorld {
             // The client-side handle table is updated when the answer arrives (like KvsClient.open).
             int hid = (int) resp.value();
             NodeResponse clean = new NodeResponse(resp.token(), resp.status(), resp.txn(), 0, null, resp.epoch(),
-                    resp.size(), null, null, null, resp.flags(), resp.lastSeq(), resp.digest());
+                    resp.size(), null, null, null, resp.flags(), resp.lastSeq(), resp.digest(), resp.store());
             deliver(l, conn, clean, () -> (r.op() == NodeOp.OPEN_WRITE ? l.writeHandles : l.readHandles).put(r.queue(), hid));
             return;
         }

@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The content identity on the wire (protocol version 2): OPEN and STAT answers end with the queue
- * flags, the last seq and the digest, and nothing after; equal mutations give equal identities,
+ * flags, the last seq, the digest and the store id, and nothing after; equal mutations give equal identities,
  * an owner change (write OPEN at a higher epoch) changes neither, another mutation changes the
  * digest; REBASE sets both on a write handle without moving the transaction number, and survives
  * a restart.
@@ -25,9 +25,12 @@ class ContentIdentityProtocolTest {
     @RegisterExtension
     final ServerOnDisk server = new ServerOnDisk(PASSWORD);
 
-    /** (seq, digest) at the end of a STAT answer; the frame must end right after them. */
+    /** (seq, digest) near the end of a STAT answer; only the store id follows them. */
     private record Identity(long seq, long digest) {
     }
+
+    /** The store id the last {@link #stat} or {@link #open} answer ended with. */
+    private static long lastStore;
 
     private static Identity stat(RawClient c, int h) throws Exception {
         RawClient.Response r = c.simple(Opcode.STAT, h);
@@ -39,7 +42,8 @@ class ContentIdentityProtocolTest {
         Wire.readString(p);
         p.readUnsignedByte();
         Identity id = new Identity(p.readLong(), p.readLong());
-        assertThat(p.readableBytes()).as("STAT ends with the digest").isZero();
+        lastStore = p.readLong();
+        assertThat(p.readableBytes()).as("STAT ends with the store id").isZero();
         return id;
     }
 
@@ -53,7 +57,8 @@ class ContentIdentityProtocolTest {
         p.readLong();
         p.readUnsignedByte();
         Identity id = new Identity(p.readLong(), p.readLong());
-        assertThat(p.readableBytes()).as("OPEN ends with the digest").isZero();
+        lastStore = p.readLong();
+        assertThat(p.readableBytes()).as("OPEN ends with the store id").isZero();
         return id;
     }
 
@@ -108,6 +113,44 @@ class ContentIdentityProtocolTest {
         server.restart();
         try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
             assertThat(stat(c, c.open("q", OpenMode.READ, 0))).as("after a restart").isEqualTo(before);
+        }
+    }
+
+    /**
+     * The store id: non-zero, the same in OPEN and STAT and across a restart, written in the data
+     * directory's {@code store.id}; a new one after the server restarts on an emptied directory (a
+     * lost disk) and after the file is damaged (the cautious reading: the node counts as one that
+     * lost its data).
+     */
+    @Test
+    void theStoreIdSurvivesARestartAndChangesWithTheDisk() throws Exception {
+        long first;
+        try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
+            open(c, "q", 1, "w");
+            first = lastStore;
+            stat(c, c.open("q", OpenMode.READ, 0));
+            assertThat(lastStore).as("STAT and OPEN name the same store").isEqualTo(first);
+        }
+        assertThat(first).isNotZero();
+        assertThat(java.nio.file.Files.readString(server.dir().resolve("store.id")).trim())
+                .isEqualTo(String.format("%016x", first));
+        server.restart();
+        try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
+            open(c, "q", 2, "w");
+            assertThat(lastStore).as("after a restart with the data").isEqualTo(first);
+        }
+        server.wipeAndRestart();
+        long second;
+        try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
+            open(c, "q", 1, "w");
+            second = lastStore;
+        }
+        assertThat(second).as("after a restart on an empty directory").isNotZero().isNotEqualTo(first);
+        java.nio.file.Files.writeString(server.dir().resolve("store.id"), "not an id\n");
+        server.restart();
+        try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
+            open(c, "q", 3, "w");
+            assertThat(lastStore).as("after the file was damaged").isNotZero().isNotEqualTo(second);
         }
     }
 

@@ -54,6 +54,22 @@ final class ServerOnDisk implements BeforeEachCallback, AfterEachCallback {
         return RawClient.authenticated(port(), password);
     }
 
+    /** The server's data directory. */
+    Path dir() {
+        return dir;
+    }
+
+    /** Stops the server, deletes everything in its folder (a lost disk), and starts it again on it. */
+    void wipeAndRestart() throws IOException {
+        server.close();
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).filter(p -> !p.equals(dir)).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+        restart();
+    }
+
     /** Stops the server and starts it again on the same folder. */
     void restart() {
         restart(UnaryOperator.identity());

@@ -392,7 +392,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             }
             case STAT -> {
                 StatCodec.writeOk(out, seq, q.txn(), q.size(), q.bytes(), q.firstPosition(), q.nextPosition(),
-                        q.earliestNotBefore(), q.epoch(), q.owner(), queueFlags(q), q.lastSeq(), q.digest());
+                        q.earliestNotBefore(), q.epoch(), q.owner(), queueFlags(q), q.lastSeq(), q.digest(),
+                        server.store.storeId());
                 return Status.OK;
             }
             case REBASE -> {
@@ -462,7 +463,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         }
         int handleId = nextHandle++;
         handles.put(handleId, new QueueHandle(q, mode, epoch, server.metrics.queueTally(q.name())));
-        OpenCodec.writeOk(out, seq, q.txn(), handleId, q.epoch(), q.size(), queueFlags(q), q.lastSeq(), q.digest());
+        OpenCodec.writeOk(out, seq, q.txn(), handleId, q.epoch(), q.size(), queueFlags(q), q.lastSeq(), q.digest(),
+                server.store.storeId());
         return Status.OK;
     }
 

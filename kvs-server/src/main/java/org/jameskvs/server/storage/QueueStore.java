@@ -152,6 +152,8 @@ public final class QueueStore implements AutoCloseable {
     final JournalRecords records;
     private final Compactor compactor;
     private final Recovery.Report recovery;
+    /** Which store this is ({@link StoreIdentity}): OPEN and STAT answers carry it. */
+    private long storeId;
     private long lastForceMillis;
     private boolean unsynced;
     private String lastError = "";
@@ -174,6 +176,7 @@ public final class QueueStore implements AutoCloseable {
      */
     public static QueueStore open(StoreConfig config) {
         try {
+            long storeId = StoreIdentity.loadOrCreate(config.directory());
             Journal journal = Journal.open(config);
             Queues queues = new Queues(journal);
             Recovery.Report report = new Recovery(journal, queues).replay();
@@ -201,6 +204,7 @@ public final class QueueStore implements AutoCloseable {
                         report.damagedFile(), report.goodInDamaged(), report.millis() + second.millis());
             }
             QueueStore store = new QueueStore(config, journal, queues, report);
+            store.storeId = storeId;
             store.recordDamage();
             return store;
         } catch (IOException e) {
@@ -253,6 +257,11 @@ public final class QueueStore implements AutoCloseable {
     }
 
     /** What recovery at {@link #open} found wrong (empty when the journal was clean). */
+    /** This store's id ({@link StoreIdentity}): the same across restarts, new on an empty directory. */
+    public long storeId() {
+        return storeId;
+    }
+
     public List<String> recoveryProblems() {
         return recovery.problems();
     }
