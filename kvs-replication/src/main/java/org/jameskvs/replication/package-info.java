@@ -7,7 +7,7 @@
  * <li><b>The state machine</b> ({@link org.jameskvs.replication.ReplicationCore},
  * {@link org.jameskvs.replication.QueueReplica} with its parts {@code Answers}, {@code MemberPaths},
  * {@code Timers}, {@code RecordAndRebuild}, {@code CommitPoint}, {@code CatchUp}, {@code Sending} and
- * {@code NodeEvents}, {@code OpenProcedure} (with {@code OpenProbe}), {@code Rebuild},
+ * {@code NodeEvents}, {@code OpenProcedure} (with {@code OpenProbe} and {@code HeardNodes}), {@code Rebuild},
  * {@link org.jameskvs.replication.ReadOnlyReplica} for read-only readers): pure and
  * deterministic, single-threaded, driven by client calls, node answers and clock ticks; time and
  * network are injected ({@link org.jameskvs.replication.Clock},
