@@ -255,7 +255,9 @@ final class MemberPaths {
             markNg(m, why);
             return;
         }
-        q.event("DATA LOSS AVOIDED: " + why + "; it held the only in-sync copy: not used, the queue waits for the other copy");
+        // Not an ALARM: nothing acknowledged is lost as long as the other copy's node comes back.
+        q.event(why + " while it held the only in-sync copy: the copy is not used; the queue waits for the node of"
+                + " the other copy");
         m.sync = SyncState.NG;
         isolate(m, why);
     }

@@ -117,6 +117,15 @@ public final class QueueReplica {
     Member readCopy;
     private int readCopyChanges;
     String lastEvent = "";
+    /**
+     * While a reclaim keeps failing (it is retried on every tick): the last failure said, when, and
+     * the attempts since. The same failure is said again only after {@link #REPEAT_NANOS}, with the
+     * count: a node down for an hour must not write ten lines a second per queue.
+     */
+    String reclaimFailure;
+    private long reclaimFailureSaidAt;
+    private long reclaimAttemptsUnsaid;
+    private static final long REPEAT_NANOS = 60_000_000_000L;
     OpenProcedure opening;
     /** The open's first record write, until it settled (see {@link #recordSettled}). */
     ReplicaOp openRecordOp;
@@ -185,6 +194,8 @@ public final class QueueReplica {
 
     /** Called by the open procedure once the queue's members are fenced and known. */
     void opened(long epoch, List<Member> initial, String rebuildTarget, long size) {
+        reclaimFailure = null;
+        reclaimAttemptsUnsaid = 0;
         this.epoch = epoch;
         this.opening = null;
         this.phase = Phase.READY;
@@ -220,13 +231,24 @@ public final class QueueReplica {
     }
 
     void failOpen(Status status, String reason) {
-        event("open failed: " + status + " " + reason);
         if (openFuture == null && (status == Status.TIMEOUT || status == NOT_REPLICATED)) {
             // A reclaim of our own queue: stay usable-but-refusing and try again on the next tick.
+            String what = status + " " + reason;
+            long now = core.clock.nanoTime();
+            if (!what.equals(reclaimFailure) || now - reclaimFailureSaidAt >= REPEAT_NANOS) {
+                event("open failed: " + what + (reclaimAttemptsUnsaid > 0
+                        ? " (" + reclaimAttemptsUnsaid + " more attempts failed so since the last such line)" : ""));
+                reclaimFailure = what;
+                reclaimFailureSaidAt = now;
+                reclaimAttemptsUnsaid = 0;
+            } else {
+                reclaimAttemptsUnsaid++;
+            }
             opening = null;
             phase = Phase.READY;
             return;
         }
+        event("open failed: " + status + " " + reason);
         if (openFuture == null) {
             opening = null;
             fence("reclaim refused: " + status + " " + reason);

@@ -59,7 +59,9 @@ final class Timers {
         if (q.phase == Phase.READY && q.members.stream().noneMatch(x -> x.sync == SyncState.SYNC)) {
             // No copy is known to be in sync any more (all isolated): find the copies again, as a
             // restarted owner would (probe, fence with epoch + 1, records).
-            q.event("no in-sync copy left: reclaiming");
+            if (q.reclaimFailure == null) {
+                q.event("no in-sync copy left: reclaiming"); // once: then only the failures say it goes on
+            }
             q.reclaim(QueueReplica.NOT_REPLICATED, "reclaiming the queue");
         }
     }

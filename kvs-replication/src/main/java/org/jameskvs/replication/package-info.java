@@ -96,7 +96,7 @@
  * LOSS)</td><td>as {@code MemberPaths.markNg} on the only SYNC copy</td></tr>
  * <tr><td>any member</td><td>OPEN answered from another store than the copy's: the node lost its disk
  * ({@code MemberPaths.lostDisk})</td><td>NG (isolated), also when it was the only SYNC copy (event
- * DATA LOSS AVOIDED)</td><td>never re-based on the empty store; with no SYNC copy left the next tick
+ * "lost its disk ... the queue waits")</td><td>never re-based on the empty store; with no SYNC copy left the next tick
  * reclaims, and the open waits for the other copy's node</td></tr>
  * <tr><td>any</td><td>reopen answer flags the copy DAMAGED</td><td>NG unless it is the only SYNC copy
  * (then served, ALARM)</td><td>a rebuild from the intact copy</td></tr>

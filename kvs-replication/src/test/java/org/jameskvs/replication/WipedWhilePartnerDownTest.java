@@ -40,7 +40,7 @@ class WipedWhilePartnerDownTest extends ClusterRigTest<ProcessCluster> {
         cluster.kill9("kvs2");
         cluster.wipe("kvs2");
         cluster.restart("kvs2");
-        String avoided = cluster.awaitEvent(mark, e -> e.startsWith(Q + ": DATA LOSS AVOIDED: kvs2 lost its disk"), WAIT,
+        String avoided = cluster.awaitEvent(mark, e -> e.startsWith(Q + ": kvs2 lost its disk") && e.contains("while it held the only in-sync copy"), WAIT,
                 "the emptied copy recognised");
         System.out.println(avoided);
         assertThat(cluster.eventsMatching(mark, e -> e.startsWith(Q) && e.contains("re-based")))
