@@ -89,7 +89,7 @@ class DamagedQueueServerTest {
         p.skipBytes(6 * 8);
         Wire.readString(p);
         int flags = p.readUnsignedByte();
-        assertThat(p.readableBytes()).as("after the flags: the last seq and the digest").isEqualTo(16);
+        assertThat(p.readableBytes()).as("after the flags: the last seq, the digest and the store id").isEqualTo(24);
         return flags;
     }
 
