@@ -171,6 +171,7 @@ final class Answers {
                     q.rebuild.onMarker(r);
                 }
             }
+            case SOURCE_CHECK -> q.records.onSourceCheck(m, op, r);
             case COPY_READ -> {
                 if (q.rebuild != null && op.rebuild == q.rebuild) {
                     q.rebuild.onBlock(r);

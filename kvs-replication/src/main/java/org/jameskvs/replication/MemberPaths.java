@@ -245,7 +245,7 @@ final class MemberPaths {
      * the queue is left without one, and the next tick reclaims it: the open then waits for the
      * other copy (see {@code OpenProcedure#newestRecordSurely}).
      */
-    private void lostDisk(Member m, long store) {
+    void lostDisk(Member m, long store) {
         String why = m.node + " lost its disk (store " + Long.toHexString(m.store) + " now " + Long.toHexString(store) + ")";
         q.stores.put(m.node, store);
         m.store = store;

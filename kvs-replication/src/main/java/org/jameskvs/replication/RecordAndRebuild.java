@@ -16,6 +16,13 @@ import java.util.Set;
  */
 final class RecordAndRebuild {
     private final QueueReplica q;
+    /** The source check in flight (null: none), and when it was sent. */
+    private ReplicaOp sourceCheck;
+    private long sourceCheckSentAt;
+    /** The member a source check answered for (its node still holds its store): the next start may use it once. */
+    private Member checkedSource;
+    /** The preferred target of the start the check is for. */
+    private String checkPreferred;
 
     RecordAndRebuild(QueueReplica q) {
         this.q = q;
@@ -76,6 +83,9 @@ final class RecordAndRebuild {
             return;
         }
         q.noTargetReported = false;
+        if (!sourceChecked(source, preferred)) {
+            return;
+        }
         Member t = new Member(target, SyncState.REBUILDING, q.core.health(target).bestPath());
         q.members.add(t);
         q.isolated.remove(target);
@@ -105,6 +115,52 @@ final class RecordAndRebuild {
         t.hasRecord = false;
         q.rebuild.recordOp = writeRecord();
         q.rebuild.start();
+    }
+
+    /**
+     * Whether the source's node is known to still hold the copy's store right now; if not, asks it
+     * (a STAT, whose answer names the store) and says no: the rebuild starts when the answer comes.
+     * Why: a rebuild CLEARs its target first, and the target may be the node that holds the only
+     * whole copy (it was down, the source then lost its disk). If the source's node restarted on an
+     * empty disk and the writer has not reopened it yet, its "SYNC" is stale: copying from it would
+     * empty the whole copy (found by the simulation, seed 3576). The answer of a restarted node
+     * comes on a new connection, so it is either the new store (the copy is gone: {@link
+     * MemberPaths#lostDisk}) or the copy's own.
+     */
+    private boolean sourceChecked(Member source, String preferred) {
+        if (source.store == 0) {
+            return true; // a server without store ids: as before
+        }
+        if (checkedSource == source) {
+            checkedSource = null;
+            return true;
+        }
+        long now = q.core.clock.nanoTime();
+        if (sourceCheck != null && now - sourceCheckSentAt < q.core.config.requestTimeout().toNanos()) {
+            return false;
+        }
+        checkPreferred = preferred;
+        sourceCheck = new ReplicaOp(NodeOp.STAT, ReplicaOp.Purpose.SOURCE_CHECK, now);
+        sourceCheckSentAt = now;
+        q.sending.sendTo(source, sourceCheck, false);
+        return false;
+    }
+
+    void onSourceCheck(Member m, ReplicaOp op, NodeResponse r) {
+        if (op != sourceCheck) {
+            return;
+        }
+        sourceCheck = null;
+        if (!r.isOk() || r.stat() == null || !q.members.contains(m)) {
+            return; // the next tick asks again
+        }
+        long store = r.stat().store();
+        if (store != 0 && m.store != 0 && store != m.store) {
+            q.paths.lostDisk(m, store);
+            return;
+        }
+        checkedSource = m;
+        startRebuildIfPossible(checkPreferred);
     }
 
     void rebuildDone(Rebuild r) {

@@ -24,6 +24,11 @@ final class ReplicaOp {
         CLEAR_TARGET,
         /** STAT on the rebuild source: where the copy stops (later messages arrive live) */
         MARKER,
+        /**
+         * STAT on the would-be rebuild source before a rebuild starts: its node still holds the
+         * copy's store (see {@code RecordAndRebuild#startRebuildIfPossible})
+         */
+        SOURCE_CHECK,
         /** one READ block from the rebuild source */
         COPY_READ,
         /** one message copied to the rebuild target */
