@@ -126,6 +126,14 @@ public final class QueueReplica {
     private long reclaimFailureSaidAt;
     private long reclaimAttemptsUnsaid;
     private static final long REPEAT_NANOS = 60_000_000_000L;
+    /**
+     * A reclaim that keeps failing is tried again after a pause that doubles from one tick up to
+     * {@link #RECLAIM_PAUSE_MAX_NANOS}: every attempt fences the nodes heard (a journaled OPEN on
+     * each) and uses up an epoch counter, which at one attempt per tick would run out in weeks.
+     */
+    long nextReclaimAt;
+    private long reclaimPause;
+    private static final long RECLAIM_PAUSE_MAX_NANOS = 2_000_000_000L;
     OpenProcedure opening;
     /** The open's first record write, until it settled (see {@link #recordSettled}). */
     ReplicaOp openRecordOp;
@@ -196,6 +204,8 @@ public final class QueueReplica {
     void opened(long epoch, List<Member> initial, String rebuildTarget, long size) {
         reclaimFailure = null;
         reclaimAttemptsUnsaid = 0;
+        reclaimPause = 0;
+        nextReclaimAt = 0;
         this.epoch = epoch;
         this.opening = null;
         this.phase = Phase.READY;
@@ -244,6 +254,8 @@ public final class QueueReplica {
             } else {
                 reclaimAttemptsUnsaid++;
             }
+            reclaimPause = Math.min(RECLAIM_PAUSE_MAX_NANOS, Math.max(core.config.tick().toNanos(), reclaimPause * 2));
+            nextReclaimAt = now + reclaimPause;
             opening = null;
             phase = Phase.READY;
             return;

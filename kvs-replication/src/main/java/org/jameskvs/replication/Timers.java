@@ -56,7 +56,8 @@ final class Timers {
         if (q.phase == Phase.READY && q.members.size() < 2 && q.rebuild == null && q.members.stream().noneMatch(x -> x.lost)) {
             q.records.startRebuildIfPossible(null);
         }
-        if (q.phase == Phase.READY && q.members.stream().noneMatch(x -> x.sync == SyncState.SYNC)) {
+        if (q.phase == Phase.READY && q.members.stream().noneMatch(x -> x.sync == SyncState.SYNC)
+                && now >= q.nextReclaimAt) {
             // No copy is known to be in sync any more (all isolated): find the copies again, as a
             // restarted owner would (probe, fence with epoch + 1, records).
             if (q.reclaimFailure == null) {
