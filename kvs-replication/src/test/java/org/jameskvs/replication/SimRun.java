@@ -50,6 +50,13 @@ final class SimRun {
      * acknowledge with), so the other node may lose its disk meanwhile.
      */
     private String downSynced;
+    /**
+     * The newest writer epoch when {@link #downSynced} went down. A takeover since then fenced only
+     * the node still up: its disk is the only place that epoch is known, and losing it lets a later
+     * takeover choose a lower epoch than a writer still running (a limit: the simulation does not
+     * inject that wipe; see the replication package doc).
+     */
+    private long downSyncedEpoch;
     /** The node whose data a crash took, until its copy is rebuilt (see {@link #repaired}). */
     private String wipedNode;
     private boolean healed;
@@ -207,6 +214,7 @@ final class SimRun {
             case 4 -> {
                 if (FAULTS_WHILE_WIPED && activeFaults == 1 && c.world.servers.size() == 2 && fullySynced()) {
                     downSynced = n;
+                    downSyncedEpoch = newestEpoch();
                 }
                 c.world.crash(n);
                 endAfter(dur, () -> {
@@ -223,7 +231,7 @@ final class SimRun {
                 // acknowledged since (no second copy), so the down node holds every acknowledged
                 // mutation, and the writer must wait for it instead of using the emptied copy.
                 boolean partnerDownWhole = downSynced != null && !downSynced.equals(n) && activeFaults == 2
-                        && !dataLossUnrepaired;
+                        && !dataLossUnrepaired && newestEpoch() == downSyncedEpoch;
                 boolean safe = activeFaults == 1 && fullySynced() && !dataLossUnrepaired || partnerDownWhole;
                 if (partnerDownWhole) {
                     note("the only copy's node " + n + " loses its disk while " + downSynced + " is down");
@@ -297,6 +305,11 @@ final class SimRun {
         SimNode.QueueView wiped = c.world.servers.get(wipedNode).view(Q);
         SimNode.QueueView kept = c.world.servers.get(other).view(Q);
         return wiped != null && kept != null && wiped.seq() == kept.seq() && wiped.digest() == kept.digest();
+    }
+
+    private long newestEpoch() {
+        QueueReplica q = newestReplica();
+        return q == null ? -1 : q.epoch();
     }
 
     private QueueReplica newestReplica() {
