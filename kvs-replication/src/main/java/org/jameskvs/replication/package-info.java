@@ -257,10 +257,13 @@
  * node wiped while the other copy's node is down is waited out, never opened as the queue. Left:
  * both copies' nodes losing their disks (the mail is gone; an open that hears every node takes the
  * newest record left), a disk restored from a backup with its {@code store.id} (it claims a store
- * that kept everything: delete that file when restoring), and a writer still running at a lower
- * epoch that writes to a wiped node while the newer epoch's other copy is down (the wipe took the
- * fence with it). A second data loss before a wiped copy is rebuilt is one the simulation does not
- * inject; other faults it does.</li>
+ * that kept everything: delete that file when restoring), and epochs known to the wiped disk only:
+ * a takeover while one of two nodes was down fenced only the other one, and if that one then loses
+ * its disk, a later takeover may choose a lower epoch than a writer still running, so two writers
+ * may each believe they own the queue until one is fenced (simulation seeds 18172 and 37736; the
+ * simulation no longer injects that wipe). Neither is a second data loss before a wiped copy is
+ * rebuilt, which the simulation does not inject; other faults while it is not rebuilt it does,
+ * and on two nodes the wipe of the only copy while the other node is down with a whole copy.</li>
  * <li>The position space still changes (a reader rescans from 0) at a reclaim (the copies found
  * again may lack a suffix the reader saw: its seqs may be given again), when the new read copy is
  * unsequenced or its seqs diverged (a SEQ_GAP renumbered a suffix, or the only in-sync copy was
