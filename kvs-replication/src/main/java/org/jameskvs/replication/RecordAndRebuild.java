@@ -83,8 +83,8 @@ final class RecordAndRebuild {
             return;
         }
         q.noTargetReported = false;
-        if (!sourceChecked(source, preferred)) {
-            return;
+        if (q.isolated.contains(target) && !sourceChecked(source, preferred)) {
+            return; // a copy that left may be the only whole one: see sourceChecked
         }
         Member t = new Member(target, SyncState.REBUILDING, q.core.health(target).bestPath());
         q.members.add(t);
@@ -120,8 +120,11 @@ final class RecordAndRebuild {
     /**
      * Whether the source's node is known to still hold the copy's store right now; if not, asks it
      * (a STAT, whose answer names the store) and says no: the rebuild starts when the answer comes.
-     * Why: a rebuild CLEARs its target first, and the target may be the node that holds the only
-     * whole copy (it was down, the source then lost its disk). If the source's node restarted on an
+     * Asked only when the target is a copy that left (isolated before): a rebuild CLEARs its target
+     * first, and such a target may be the node that holds the only whole copy (it was down, nothing
+     * could be acknowledged without it, and the source then lost its disk). A node that never held
+     * the copy loses nothing to the CLEAR, and its rebuild starts at once, as mutations then park on
+     * it instead of failing while a check is out. If the source's node restarted on an
      * empty disk and the writer has not reopened it yet, its "SYNC" is stale: copying from it would
      * empty the whole copy (found by the simulation, seed 3576). The answer of a restarted node
      * comes on a new connection, so it is either the new store (the copy is gone: {@link
