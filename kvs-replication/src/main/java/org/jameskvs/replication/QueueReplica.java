@@ -247,7 +247,7 @@ public final class QueueReplica {
             long now = core.clock.nanoTime();
             if (!what.equals(reclaimFailure) || now - reclaimFailureSaidAt >= REPEAT_NANOS) {
                 event("open failed: " + what + (reclaimAttemptsUnsaid > 0
-                        ? " (" + reclaimAttemptsUnsaid + " more attempts failed so since the last such line)" : ""));
+                        ? " (" + reclaimAttemptsUnsaid + " more attempts failed the same way since the last such line)" : ""));
                 reclaimFailure = what;
                 reclaimFailureSaidAt = now;
                 reclaimAttemptsUnsaid = 0;

@@ -120,15 +120,16 @@ final class RecordAndRebuild {
     /**
      * Whether the source's node is known to still hold the copy's store right now; if not, asks it
      * (a STAT, whose answer names the store) and says no: the rebuild starts when the answer comes.
-     * Asked only when the target is a copy that left (isolated before): a rebuild CLEARs its target
-     * first, and such a target may be the node that holds the only whole copy (it was down, nothing
-     * could be acknowledged without it, and the source then lost its disk). A node that never held
-     * the copy loses nothing to the CLEAR, and its rebuild starts at once, as mutations then park on
-     * it instead of failing while a check is out. If the source's node restarted on an
-     * empty disk and the writer has not reopened it yet, its "SYNC" is stale: copying from it would
-     * empty the whole copy (found by the simulation, seed 3576). The answer of a restarted node
-     * comes on a new connection, so it is either the new store (the copy is gone: {@link
-     * MemberPaths#lostDisk}) or the copy's own.
+     *
+     * <p>Why: a rebuild CLEARs its target first, and a target that is a copy that left (isolated
+     * before) may hold the only whole copy (it was down, nothing could be acknowledged without it,
+     * and the source then lost its disk). If the source's node restarted on an empty disk and the
+     * writer has not reopened it yet, its "SYNC" is stale: copying from it would empty the whole
+     * copy (found by the simulation, seed 3576). The answer of a restarted node comes on a new
+     * connection, so it names either the new store (the copy is gone: {@link MemberPaths#lostDisk})
+     * or the copy's own. Only such targets are checked: a node that never held the copy loses
+     * nothing to the CLEAR, and its rebuild starts at once (mutations then park on it instead of
+     * failing while a check is out).
      */
     private boolean sourceChecked(Member source, String preferred) {
         if (source.store == 0) {
