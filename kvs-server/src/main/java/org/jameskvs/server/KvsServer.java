@@ -43,6 +43,7 @@ public final class KvsServer implements AutoCloseable {
                 (System.nanoTime() - t0) / 1_000_000, store.queues().size());
         ServerMetrics metrics = new ServerMetrics();
         metrics.journalSize(store, s -> ((QueueStore) s).journalBytes());
+        metrics.fsyncs(store, s -> ((QueueStore) s).fsyncs());
         NetworkServer network;
         try {
             network = new NetworkServer(config, store, metrics);

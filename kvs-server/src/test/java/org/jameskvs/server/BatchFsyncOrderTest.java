@@ -106,4 +106,20 @@ class BatchFsyncOrderTest {
             assertThat(r.status()).isEqualTo(Status.OK);
         }
     }
+
+    /** {@code kvs_fsyncs_total} counts the journal's fsyncs: with batch, one per block that holds a mutation. */
+    @Test
+    void theFsyncMetricCountsEachBlocksFsync() throws Exception {
+        try (KvsServer server = KvsServer.start(config("batch"));
+             RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
+            int h = c.open("q", OpenMode.WRITE, 1);
+            long before = server.store().fsyncs();
+            assertThat(c.put(h, "m1", "body").status()).isEqualTo(Status.OK);
+            assertThat(c.call(b -> Requests.delete(b, 5000, h, "m1".getBytes(StandardCharsets.UTF_8))).status())
+                    .isEqualTo(Status.OK);
+            assertThat(server.store().fsyncs() - before).as("fsyncs for a PUT and a DELETE sent one after the other")
+                    .isEqualTo(2);
+            assertThat(server.metrics().scrape()).contains("kvs_fsyncs_total " + (double) server.store().fsyncs());
+        }
+    }
 }

@@ -21,6 +21,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.IntFunction;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -35,7 +37,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * power failed. Then every PUT ever acknowledged must be there, and the load goes on for the next
  * cut. The seed is printed; {@code -Dpowercut.seed=N} replays the choice of moments.
  *
- * <p>{@code fsync.policy=batch} must lose nothing acknowledged over 20 cuts. With {@code none} and
+ * <p>{@code fsync.policy=batch} must lose nothing acknowledged over 20 cuts: no acknowledged PUT
+ * lost, and no acknowledged DELETE undone (every other cut comes in a load that is mostly DELETEs,
+ * a few unanswered at a time, beside PUTs to another queue). With {@code none} and
  * {@code interval} (slow test) the loss window is measured: what was acknowledged but lost, and how
  * long before the cut it was acknowledged; the loss must be a suffix of what was acknowledged (never
  * a hole before a survivor).
@@ -46,18 +50,27 @@ class PowerCutTest {
     @TempDir
     Path dir;
 
-    /** One cut: its acknowledged PUTs in answer order, with the time of each answer, and the moment of the cut. */
-    private record Cut(List<String> acked, List<Long> ackNanos, long cutNanos) {
+    /**
+     * One cut: its acknowledged PUTs in answer order, with the time of each answer, the moment of the
+     * cut, and the DELETEs sent and those acknowledged.
+     */
+    private record Cut(List<String> acked, List<Long> ackNanos, long cutNanos, Set<String> deletesSent,
+                       Set<String> deletesAcked) {
+    }
+
+    /** One request of a load: a PUT of {@code id} into the queue {@code handle}, or a DELETE of it. */
+    private record Op(boolean delete, int handle, String id) {
     }
 
     /** What the cuts of one policy cost: acknowledged-but-lost messages and how old the oldest of them was. */
-    private record Loss(int cuts, long acked, long lost, long maxLost, long maxWindowMillis) {
+    private record Loss(int cuts, long acked, long lost, long maxLost, long maxWindowMillis, long deletesAcked) {
     }
 
     @Test
     void batchLosesNothingAcknowledgedOverTwentyPowerCuts() throws Exception {
         Loss loss = cuts("batch", Integer.getInteger("powercut.cuts", 20), 1500, List.of());
         assertThat(loss.lost()).as("acknowledged PUTs lost over %d power cuts", loss.cuts()).isZero();
+        assertThat(loss.deletesAcked()).as("acknowledged DELETEs checked after the cuts").isPositive();
     }
 
     /** Figures for the README's durability table (slow: {@code -Pslow -Dtest=PowerCutTest}). */
@@ -84,6 +97,10 @@ class PowerCutTest {
         List<String> props = new ArrayList<>(List.of("fsync.policy=" + policy));
         props.addAll(extraProps);
         Set<String> mustSurvive = new HashSet<>();
+        // batch: the "done" queue's acknowledged messages not deleted since, and its acknowledged DELETEs
+        boolean deletes = policy.equals("batch");
+        Set<String> doneMustSurvive = new HashSet<>();
+        Set<String> mustBeGone = new HashSet<>();
         Cut previous = null;
         long acked = 0;
         long lost = 0;
@@ -101,6 +118,18 @@ class PowerCutTest {
                     .fromClassPath(PowerCutServerMain.class.getName(), snapshots.toString()).start();
                  RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
                 int h = c.open("spool", OpenMode.WRITE, 1);
+                int done = c.open("done", OpenMode.WRITE, 1);
+                if (previous != null) {
+                    doneMustSurvive.removeAll(previous.deletesSent()); // sent, not acknowledged: either way
+                    mustBeGone.addAll(previous.deletesAcked());
+                }
+                Set<String> doneNow = readIds(c, done);
+                Set<String> resurrected = new HashSet<>(mustBeGone);
+                resurrected.retainAll(doneNow);
+                assertThat(resurrected).as("messages whose DELETE was acknowledged, back after cut %d (%s)", cut, policy)
+                        .isEmpty();
+                assertThat(doneNow).as("messages never deleted, missing after cut %d (%s)", cut, policy)
+                        .containsAll(doneMustSurvive);
                 Set<String> present = readIds(c, h);
                 Set<String> missing = new HashSet<>(mustSurvive);
                 missing.removeAll(present);
@@ -136,7 +165,17 @@ class PowerCutTest {
                 if (cut == cuts) {
                     break;
                 }
-                previous = loadUntilCut(server, c, h, "c" + cut + "-", 1 + rnd.nextInt(maxAcked));
+                String prefix = "c" + cut + "-";
+                if (deletes && cut % 2 == 1) {
+                    // Mostly DELETEs and a PUT every fourth request, at most 4 unanswered.
+                    List<String> toDelete = putAll(c, done, "d" + prefix, 200);
+                    doneMustSurvive.addAll(toDelete);
+                    previous = loadUntilCut(server, c, i -> i % 4 == 3 || i / 4 * 3 + i % 4 >= toDelete.size()
+                            ? new Op(false, h, prefix + i) : new Op(true, done, toDelete.get(i / 4 * 3 + i % 4)),
+                            4, 1 + rnd.nextInt(150));
+                } else {
+                    previous = loadUntilCut(server, c, i -> new Op(false, h, prefix + i), 64, 1 + rnd.nextInt(maxAcked));
+                }
                 acked += previous.acked().size();
             }
             var newest = DurableSnapshots.newest(snapshots);
@@ -150,30 +189,38 @@ class PowerCutTest {
             }
             data = next;
         }
-        Loss loss = new Loss(cuts, acked, lost, maxLost, maxWindow);
+        Loss loss = new Loss(cuts, acked, lost, maxLost, maxWindow, mustBeGone.size());
         System.out.println("power cuts (" + policy + " " + extraProps + "): " + loss);
         return loss;
     }
 
     /**
-     * Pipelines PUTs ({@code prefix0, prefix1, ...}, at most 64 unanswered) from one thread while this
-     * one reads the answers; after {@code cutAfter} OKs the server is killed with SIGKILL, its
-     * snapshotter included: the power cut. @return what was acknowledged before it
+     * Pipelines the requests {@code ops.apply(0), ops.apply(1), ...} (at most {@code window}
+     * unanswered) from one thread while this one reads the answers; after {@code cutAfter} OKs the
+     * server is killed with SIGKILL, its snapshotter included: the power cut. @return what was
+     * acknowledged before it
      */
-    private static Cut loadUntilCut(KvsServerProcess server, RawClient c, int h, String prefix, int cutAfter)
-            throws Exception {
-        Semaphore window = new Semaphore(64);
-        ConcurrentLinkedQueue<String> sent = new ConcurrentLinkedQueue<>();
+    private static Cut loadUntilCut(KvsServerProcess server, RawClient c, IntFunction<Op> ops, int window,
+                                    int cutAfter) throws Exception {
+        Semaphore room = new Semaphore(window);
+        ConcurrentLinkedQueue<Op> sent = new ConcurrentLinkedQueue<>();
+        Set<String> deletesSent = ConcurrentHashMap.newKeySet();
         Thread sender = new Thread(() -> {
             try {
                 for (int i = 0; i < 1_000_000; i++) {
-                    window.acquire();
-                    String id = prefix + i;
+                    room.acquire();
+                    Op op = ops.apply(i);
                     ByteBuf b = Unpooled.buffer();
-                    byte[] body = new byte[BODY];
-                    java.util.Arrays.fill(body, (byte) ('a' + i % 26));
-                    Requests.put(b, i, h, id.getBytes(StandardCharsets.UTF_8), 0, 0, new byte[0], body);
-                    sent.add(id);
+                    byte[] id = op.id().getBytes(StandardCharsets.UTF_8);
+                    if (op.delete()) {
+                        deletesSent.add(op.id());
+                        Requests.delete(b, i, op.handle(), id);
+                    } else {
+                        byte[] body = new byte[BODY];
+                        java.util.Arrays.fill(body, (byte) ('a' + i % 26));
+                        Requests.put(b, i, op.handle(), id, 0, 0, new byte[0], body);
+                    }
+                    sent.add(op);
                     c.sendRaw(ByteBufUtil.getBytes(b));
                 }
             } catch (InterruptedException | IOException e) {
@@ -184,15 +231,21 @@ class PowerCutTest {
         sender.start();
         List<String> acked = new ArrayList<>();
         List<Long> ackNanos = new ArrayList<>();
+        Set<String> deletesAcked = new HashSet<>();
         long cutNanos;
         try {
-            while (acked.size() < cutAfter) {
+            for (int oks = 0; oks < cutAfter; ) {
                 RawClient.Response r = c.receive();
-                String id = sent.poll();
-                window.release();
+                Op op = sent.poll();
+                room.release();
                 if (r.status() == Status.OK) {
-                    acked.add(id);
-                    ackNanos.add(System.nanoTime());
+                    oks++;
+                    if (op.delete()) {
+                        deletesAcked.add(op.id());
+                    } else {
+                        acked.add(op.id());
+                        ackNanos.add(System.nanoTime());
+                    }
                 }
             }
         } finally {
@@ -201,7 +254,17 @@ class PowerCutTest {
             sender.interrupt();
         }
         sender.join(10_000);
-        return new Cut(acked, ackNanos, cutNanos);
+        return new Cut(acked, ackNanos, cutNanos, new HashSet<>(deletesSent), deletesAcked);
+    }
+
+    /** PUTs {@code n} messages ({@code prefix0, ...}) one at a time, each acknowledged. @return their ids */
+    private static List<String> putAll(RawClient c, int h, String prefix, int n) throws IOException {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            assertThat(c.put(h, prefix + i, "body").status()).isEqualTo(Status.OK);
+            ids.add(prefix + i);
+        }
+        return ids;
     }
 
     private static Set<String> readIds(RawClient c, int h) throws IOException {

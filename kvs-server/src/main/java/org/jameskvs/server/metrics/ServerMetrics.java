@@ -160,6 +160,12 @@ public final class ServerMetrics {
         commitTimer.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
     }
 
+    /** The journal's fsyncs since start ({@code kvs_fsyncs_total}). */
+    public void fsyncs(Object store, ToDoubleFunction<Object> count) {
+        io.micrometer.core.instrument.FunctionCounter.builder("kvs.fsyncs", store, count)
+                .description("fsyncs of the journal (fsync.policy batch or interval)").register(registry);
+    }
+
     public void journalSize(Object store, ToDoubleFunction<Object> size) {
         Gauge.builder("kvs.journal.bytes", store, size).register(registry);
     }

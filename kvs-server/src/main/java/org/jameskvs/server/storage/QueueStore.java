@@ -156,6 +156,8 @@ public final class QueueStore implements AutoCloseable {
     private long storeId;
     private long lastForceMillis;
     private boolean unsynced;
+    /** fsyncs of the journal since start (written on the store's thread, read by the metrics scrape). */
+    private volatile long fsyncs;
     private String lastError = "";
     private long lastPutPosition;
 
@@ -748,6 +750,11 @@ public final class QueueStore implements AutoCloseable {
         return force();
     }
 
+    /** fsyncs of the journal since start (any policy: {@code kvs_fsyncs_total}). */
+    public long fsyncs() {
+        return fsyncs;
+    }
+
     /** Periodic housekeeping: interval fsync, copy-forward of long-lived messages, deletion of dead journal files. */
     public void maintenance() {
         long now = journal.time().currentTimeMillis();
@@ -793,6 +800,7 @@ public final class QueueStore implements AutoCloseable {
     private Status force() {
         try {
             journal.force();
+            fsyncs++;
             unsynced = false;
             lastForceMillis = journal.time().currentTimeMillis();
             return Status.OK;
