@@ -170,9 +170,7 @@ class PowerCutTest {
                     // Mostly DELETEs and a PUT every fourth request, at most 4 unanswered.
                     List<String> toDelete = putAll(c, done, "d" + prefix, 200);
                     doneMustSurvive.addAll(toDelete);
-                    previous = loadUntilCut(server, c, i -> i % 4 == 3 || i / 4 * 3 + i % 4 >= toDelete.size()
-                            ? new Op(false, h, prefix + i) : new Op(true, done, toDelete.get(i / 4 * 3 + i % 4)),
-                            4, 1 + rnd.nextInt(150));
+                    previous = loadUntilCut(server, c, mostlyDeletes(done, toDelete, h, prefix), 4, 1 + rnd.nextInt(150));
                 } else {
                     previous = loadUntilCut(server, c, i -> new Op(false, h, prefix + i), 64, 1 + rnd.nextInt(maxAcked));
                 }
@@ -255,6 +253,17 @@ class PowerCutTest {
         }
         sender.join(10_000);
         return new Cut(acked, ackNanos, cutNanos, new HashSet<>(deletesSent), deletesAcked);
+    }
+
+    /**
+     * Request {@code i} of a load that deletes {@code toDelete} from the queue {@code done}, three
+     * DELETEs then a PUT of {@code prefix + i} into the queue {@code h}; only PUTs once all are deleted.
+     */
+    private static IntFunction<Op> mostlyDeletes(int done, List<String> toDelete, int h, String prefix) {
+        return i -> {
+            int next = i / 4 * 3 + i % 4; // the DELETEs before request i, when it is one of them
+            return i % 4 == 3 || next >= toDelete.size() ? new Op(false, h, prefix + i) : new Op(true, done, toDelete.get(next));
+        };
     }
 
     /** PUTs {@code n} messages ({@code prefix0, ...}) one at a time, each acknowledged. @return their ids */

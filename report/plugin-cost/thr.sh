@@ -1,5 +1,5 @@
 #!/bin/bash
-# (report/plugin-cost/inline-completion) usage: thr.sh ROOT OUT, then python3 ../scan.py OUT $(cat OUT/mails)
+# (report/plugin-cost) usage: thr.sh ROOT OUT, then python3 scan.py OUT $(cat OUT/mails)
 # thr.sh ROOT OUT: bin/benchmark (kvs only, page cache, 1k) from ROOT; per-thread counters of James and the nodes over 12 s of the max phase, mails from the nodes' PUT counters
 SNAP="$(cd "$(dirname "$0")" && pwd)/snap.py"
 ROOT=$1; OUT=$2; mkdir -p $OUT; cd $ROOT
