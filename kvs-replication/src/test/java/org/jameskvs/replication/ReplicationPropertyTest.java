@@ -29,12 +29,14 @@ import static org.assertj.core.api.Assertions.fail;
  * {@code sim.from} (first seed, default 1): the CI run. Offline, the issue's 100,000 seeds:
  * {@code mvn -o test -pl kvs-replication -Dtest=ReplicationPropertyTest#manySeeds -Dsim.seeds=100000
  * -Dsim.maxSeconds=36000} (hours on two cores; split it with {@code sim.from}).</li>
+ * <li>{@code sim.threads} (default: the machine's processors): seeds run on this many threads at once,
+ * each thread on servers of its own; a seed's run does not depend on its thread or on the seeds run
+ * before it on the same servers, so the {@code sim.digests} file is the same for any count.</li>
  * <li>{@code sim.maxSeconds} (default 1,200): a run that has not finished its seeds by then fails
- * (it never passes with fewer seeds than asked). Measured for the default 2,000 x 300 on the 2-core
- * build machine with a load average of 10 to 20 (other builds running): 284 to 509 s, of which 28
- * to 44 s of CPU on the test thread (the rest is waiting for a core); the store is not what costs (a request
- * through the real pipeline and journal: 2 to 8 us of CPU; a journal open and close: about 40 ms,
- * which is why the servers are pooled across seeds, see {@link RealNode}).</li>
+ * (it never passes with fewer seeds than asked). The default 2,000 x 300 takes a few minutes of CPU
+ * (200 to 400 s on one thread of the 2-core build machine with other builds running); the store is
+ * not what costs (a request through the real pipeline and journal: 2 to 8 us of CPU; a journal open
+ * and close: about 40 ms, which is why the servers are pooled across seeds, see {@link RealNode}).</li>
  * <li>{@code sim.seed=N} runs that seed only, {@code sim.verbose=true} prints its events. A failing
  * seed is printed with the line that replays it.</li>
  * <li>{@code sim.blockBytes}: the journals' Chronicle block size (default 256 KiB, see {@link RealNode}).</li>
@@ -42,12 +44,16 @@ import static org.assertj.core.api.Assertions.fail;
  */
 class ReplicationPropertyTest extends RealNodeSimulation {
     /** Real servers; {@code -Dsim.model=true}: the model ({@link SimServer}) instead, for comparison. */
-    private Function<String, SimNode> nodesFor(long seed) {
+    private static Function<String, SimNode> nodesFor(RealNode.Pool pool, long seed) {
         return Boolean.getBoolean("sim.model") ? SimServer::new : pool.forQueue(SimRun.queueOf(seed));
     }
 
+    private Function<String, SimNode> nodesFor(long seed) {
+        return nodesFor(pool, seed);
+    }
+
     @Test
-    void manySeeds() {
+    void manySeeds() throws InterruptedException {
         String one = System.getProperty("sim.seed");
         int ops = Integer.getInteger("sim.ops", 300);
         if (one != null) {
@@ -59,52 +65,47 @@ class ReplicationPropertyTest extends RealNodeSimulation {
         int seeds = Integer.getInteger("sim.seeds", 2000);
         int from = Integer.getInteger("sim.from", 1);
         long maxSeconds = Long.getLong("sim.maxSeconds", 1200);
-        long maxNanos = TimeUnit.SECONDS.toNanos(maxSeconds);
+        java.io.PrintStream digests = traceDigestFile();
+        SeedRunner runner = new SeedRunner(from, seeds, ops, digests != null, Integer.getInteger("sim.threads",
+                Runtime.getRuntime().availableProcessors()), TimeUnit.SECONDS.toNanos(maxSeconds));
         long start = System.nanoTime();
-        long cpuStart = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+        runner.run(this::poolOfWorker);
+        if (runner.violation != null) {
+            assertNoViolation(runner.violation);
+        }
+        if (runner.done.get() < seeds) {
+            // A run that cannot finish its seeds fails: passing with fewer would test less than it claims.
+            fail("only " + runner.done.get() + " of " + seeds + " seeds ran within " + maxSeconds
+                    + " s (-Dsim.maxSeconds); fewer seeds (-Dsim.seeds) or more time, never a pass with fewer");
+        }
         long acks = 0, issued = 0, takeovers = 0, faults = 0, duplicates = 0, catchUps = 0, fullRebuilds = 0;
         long faultsWhileWiped = 0, unsureOpens = 0, lostDisks = 0, onlyCopyWiped = 0;
-        java.io.PrintStream digests = traceDigestFile();
-        for (int s = from; s < from + seeds; s++) {
-            if (Boolean.getBoolean("sim.trace")) {
-                System.out.println("seed " + s);
-            }
-            SimRun.Result r = new SimRun(s, ops, nodesFor(s), false, digests != null).execute();
-            assertNoViolation(r);
+        for (int i = 0; i < seeds; i++) { // in seed order, as a single thread would have written them
+            SeedSummary r = runner.summaries[i];
             if (digests != null) {
-                digests.println(s + " " + traceDigest(r));
+                digests.println((from + i) + " " + r.digest());
             }
             acks += r.acks();
             issued += r.ops();
             takeovers += r.takeovers();
             faults += r.faults();
             duplicates += r.duplicates();
-            catchUps += r.events().stream().filter(e -> e.contains("done: caught up by the suffix")).count();
-            fullRebuilds += r.events().stream().filter(e -> e.contains(": rebuild of ") && !e.contains("caught up")).count();
-            faultsWhileWiped += r.events().stream().filter(e -> e.contains("that lost its data is not refilled")).count();
-            unsureOpens += r.events().stream().filter(e -> e.contains("the newest record heard may not be the newest")).count();
-            lostDisks += r.events().stream().filter(e -> e.contains(" lost its disk (store ")).count();
-            onlyCopyWiped += r.events().stream().filter(e -> e.contains(" loses its disk while ")).count();
-            if ((s - from + 1) % 1000 == 0) {
-                // Long offline runs say how far they got (a stopped run's seeds up to here passed).
-                System.out.println("sim: seeds " + from + ".." + s + " passed, " + acks + " acks, " + catchUps + " catch-ups");
-            }
-            if (System.nanoTime() - start > maxNanos && s < from + seeds - 1) {
-                // A run that cannot finish its seeds fails: passing with fewer would test less than it claims.
-                fail("only " + (s - from + 1) + " of " + seeds + " seeds ran within " + maxSeconds
-                        + " s (-Dsim.maxSeconds); fewer seeds (-Dsim.seeds) or more time, never a pass with fewer");
-            }
+            catchUps += r.catchUps();
+            fullRebuilds += r.fullRebuilds();
+            faultsWhileWiped += r.faultsWhileWiped();
+            unsureOpens += r.unsureOpens();
+            lostDisks += r.lostDisks();
+            onlyCopyWiped += r.onlyCopyWiped();
         }
         System.out.printf("simulation on %s: %d seeds x %d ops: %d ops issued, %d acknowledged, %d takeovers,"
                         + " %d faults, %d duplicated frames, %d copies caught up by their suffix, %d rebuilt in full;"
                         + " %d faults while a node that lost its data was not refilled, %d only copies wiped while"
                         + " the other node was down, %d copies found on a lost disk,"
                         + " %d opens that waited for a node (newest record unsure);"
-                        + " %.1f s (test thread's CPU: %.1f s)%n",
+                        + " %.1f s on %d threads (their CPU: %.1f s)%n",
                 Boolean.getBoolean("sim.model") ? "the model server" : "real servers", seeds, ops, issued, acks, takeovers,
                 faults, duplicates, catchUps, fullRebuilds, faultsWhileWiped, onlyCopyWiped, lostDisks, unsureOpens,
-                (System.nanoTime() - start) / 1e9,
-                (java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpuStart) / 1e9);
+                (System.nanoTime() - start) / 1e9, runner.threads, runner.cpuNanos.get() / 1e9);
         if (digests != null) {
             digests.close();
             // PrintStream keeps write errors to itself: a file cut short must fail, not compare as a subset.
@@ -123,6 +124,114 @@ class ReplicationPropertyTest extends RealNodeSimulation {
         if (seeds >= 100) {
             // Returning copies (two-node seeds, see SimRun.nodesOf) must be caught up by their suffix sometimes.
             assertThat(catchUps).as("copies caught up by their suffix over " + seeds + " seeds").isPositive();
+        }
+    }
+
+    /** Worker 0 uses the test's pool; every other worker a pool of its own, in a folder of its own. */
+    private RealNode.Pool poolOfWorker(int worker) {
+        return worker == 0 ? pool : new RealNode.Pool(folders.resolve("worker-" + worker));
+    }
+
+    /** What the run keeps of one seed: its counts and digest, not its events (100,000 seeds' events would not fit). */
+    record SeedSummary(int ops, long acks, int takeovers, int faults, long duplicates, long catchUps,
+                       long fullRebuilds, long faultsWhileWiped, long unsureOpens, long lostDisks,
+                       long onlyCopyWiped, String digest) {
+        static SeedSummary of(SimRun.Result r, boolean withDigest) {
+            return new SeedSummary(r.ops(), r.acks(), r.takeovers(), r.faults(), r.duplicates(),
+                    count(r, e -> e.contains("done: caught up by the suffix")),
+                    count(r, e -> e.contains(": rebuild of ") && !e.contains("caught up")),
+                    count(r, e -> e.contains("that lost its data is not refilled")),
+                    count(r, e -> e.contains("the newest record heard may not be the newest")),
+                    count(r, e -> e.contains(" lost its disk (store ")),
+                    count(r, e -> e.contains(" loses its disk while ")),
+                    withDigest ? traceDigest(r) : null);
+        }
+
+        private static long count(SimRun.Result r, java.util.function.Predicate<String> p) {
+            return r.events().stream().filter(p).count();
+        }
+    }
+
+    /**
+     * Runs a range of seeds on several threads. Each seed is a world of its own on its worker's
+     * pool of servers (one thread, virtual time), so it behaves the same on any worker and in any
+     * order: the digests of a run on two threads equal those of a run on one
+     * ({@code -Dsim.threads=1}). Workers take the next seed until all ran, one failed, or the time is up.
+     */
+    private static final class SeedRunner {
+        final int from;
+        final int seeds;
+        final int ops;
+        final boolean withDigests;
+        final int threads;
+        final long maxNanos;
+        final SeedSummary[] summaries;
+        final java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.atomic.AtomicLong cpuNanos = new java.util.concurrent.atomic.AtomicLong();
+        volatile SimRun.Result violation;
+        volatile Throwable crash;
+
+        SeedRunner(int from, int seeds, int ops, boolean withDigests, int threads, long maxNanos) {
+            this.from = from;
+            this.seeds = seeds;
+            this.ops = ops;
+            this.withDigests = withDigests;
+            this.threads = Math.max(1, Math.min(threads, seeds));
+            this.maxNanos = maxNanos;
+            this.summaries = new SeedSummary[seeds];
+        }
+
+        void run(java.util.function.IntFunction<RealNode.Pool> pools) throws InterruptedException {
+            long start = System.nanoTime();
+            List<Thread> workers = new java.util.ArrayList<>();
+            for (int w = 0; w < threads; w++) {
+                RealNode.Pool pool = pools.apply(w);
+                boolean own = w > 0;
+                Thread t = new Thread(() -> {
+                    long cpu = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+                    try {
+                        work(pool, start);
+                    } catch (Throwable e) {
+                        crash = e;
+                    } finally {
+                        cpuNanos.addAndGet(java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpu);
+                        if (own) {
+                            pool.close();
+                        }
+                    }
+                }, "sim-worker-" + w);
+                t.start();
+                workers.add(t);
+            }
+            for (Thread t : workers) {
+                t.join();
+            }
+            if (crash != null) {
+                throw new AssertionError("a simulation worker failed", crash);
+            }
+        }
+
+        private void work(RealNode.Pool pool, long start) {
+            int i;
+            while (violation == null && crash == null && System.nanoTime() - start <= maxNanos
+                    && (i = next.getAndIncrement()) < seeds) {
+                long seed = from + i;
+                if (Boolean.getBoolean("sim.trace")) {
+                    System.out.println("seed " + seed);
+                }
+                SimRun.Result r = new SimRun(seed, ops, nodesFor(pool, seed), false, withDigests).execute();
+                if (!r.violations().isEmpty()) {
+                    violation = r;
+                    return;
+                }
+                summaries[i] = SeedSummary.of(r, withDigests);
+                int n = done.incrementAndGet();
+                if (n % 1000 == 0) {
+                    // Long offline runs say how far they got (seeds complete in any order across workers).
+                    System.out.println("sim: " + n + " of seeds " + from + ".." + (from + seeds - 1) + " passed");
+                }
+            }
         }
     }
 
