@@ -8,6 +8,8 @@ import org.jameskvs.protocol.Requests;
 import org.jameskvs.protocol.Status;
 import org.jameskvs.protocol.Wire;
 import org.jameskvs.server.storage.JournalDamage;
+import org.jameskvs.testkit.KvsServerProcess;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,15 +20,18 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Properties;
+import java.util.List;
 import java.util.stream.Stream;
 
+import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A queue whose journal lost a record is reported damaged on the wire and in the metrics: the
+ * A queue whose journal lost a record is reported damaged in the log, on the wire and in the
+ * metrics: an ERROR line naming the queue and the transactions that may be lost, the
  * {@code DAMAGED} bit of the queue flags ending OPEN and STAT answers, and
  * {@code kvs_queue_damaged{queue}} = 1; an intact queue of the same server is not; CLEAR ends it.
+ * The damaged journal is opened by a real server process, whose log the test reads.
  * The damage: one bit flipped inside a message body of a block that complete blocks follow (not a
  * torn tail: the dropped blocks had been committed; see the crash contract in QueueStore).
  */
@@ -35,16 +40,13 @@ class DamagedQueueServerTest {
     @TempDir
     Path dir;
 
-    private ServerConfig config(int metricsPort) {
-        Properties p = ServerConfig.testProperties(dir, PASSWORD);
-        p.setProperty("metrics.enabled", Boolean.toString(metricsPort > 0));
-        p.setProperty("metrics.port", Integer.toString(metricsPort));
-        return ServerConfig.fromProperties(p);
+    private ServerConfig config() {
+        return ServerConfig.fromProperties(ServerConfig.testProperties(dir.resolve("data"), PASSWORD));
     }
 
     @Test
-    void aDamagedQueueIsFlaggedInOpenStatAndMetricsUntilCleared() throws Exception {
-        try (KvsServer server = KvsServer.start(config(0));
+    void aDamagedQueueIsLoggedAndFlaggedInOpenStatAndMetricsUntilCleared() throws Exception {
+        try (KvsServer server = KvsServer.start(config());
              RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
             int h = c.open("q", OpenMode.WRITE, 1);
             int other = c.open("other", OpenMode.WRITE, 1);
@@ -54,14 +56,20 @@ class DamagedQueueServerTest {
             }
         }
         Path journal;
-        try (Stream<Path> files = Files.list(dir)) {
+        try (Stream<Path> files = Files.list(dir.resolve("data"))) {
             journal = files.filter(p -> p.toString().endsWith(".cq4")).findFirst().orElseThrow();
         }
         JournalDamage.flip(journal, JournalDamage.find(journal, "<BODY-5>") + 100);
 
-        int metricsPort = ServerProcessPorts.free();
-        try (KvsServer server = KvsServer.start(config(metricsPort));
+        try (KvsServerProcess server = KvsServerProcess.in(dir.resolve("node")).dataDir(dir.resolve("data"))
+                .password(PASSWORD).metrics().fromClassPath().start();
              RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
+            int metricsPort = server.metricsPort();
+            // The server has logged its recovery before "listening on", which start() waited for.
+            List<String> damageLines = server.logText().lines().filter(l -> l.contains("is damaged")).toList();
+            // q: its queue checkpoint is transaction 1, m0..m19 are 2..21; m5 (7) and every block after it dropped.
+            assertThat(damageLines).as("the log's damage lines").singleElement(as(InstanceOfAssertFactories.STRING))
+                    .contains("ERROR").contains("Queue 'q' is damaged: transactions 7..21 may be lost");
             RawClient.Response open = c.call(b -> Requests.open(b, c.nextSeq(), "q", OpenMode.WRITE, 2, 0, 0, "test"));
             assertThat(open.status()).isEqualTo(Status.OK);
             ByteBuf p = open.payload();

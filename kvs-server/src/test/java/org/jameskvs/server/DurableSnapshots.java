@@ -25,10 +25,18 @@ import java.util.stream.Stream;
  * its last record (plus a margin for Chronicle's own trailing metadata) are copied; the copy is then
  * extended, sparse, to the file's length, as Chronicle preallocates. A copy is written under
  * {@code tmp-<n>} and renamed when complete, so a kill during a copy leaves the previous one.
+ *
+ * <p>Each fsync also appends {@code <n> <System.nanoTime()>} to {@code <root>/fsync-times}, the time
+ * taken as the observer is called, before the copy: the server's single store thread has
+ * been in that fsync since before it, so it sent no answer in between; an answer a client
+ * received before that time was committed before the fsync began, and is in snapshot {@code n}.
+ * (System.nanoTime is CLOCK_MONOTONIC on Linux, one clock for every process of the machine; the
+ * copies need GNU cp anyway.)
  */
 final class DurableSnapshots implements FsyncObserver {
     /** Past the last record: room for an index array or header Chronicle wrote after it. */
     private static final long MARGIN = 256 << 10;
+    private static final String TIMES = "fsync-times";
     private final Path root;
     private long taken;
 
@@ -38,10 +46,13 @@ final class DurableSnapshots implements FsyncObserver {
 
     @Override
     public void fsynced(Path directory, Map<Path, Long> dataEnds) {
+        long at = System.nanoTime();
         try {
             long n = ++taken;
             Path tmp = root.resolve("tmp-" + n);
             Files.createDirectories(tmp);
+            Files.writeString(root.resolve(TIMES), n + " " + at + "\n", StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
             try (Stream<Path> files = Files.list(directory)) {
                 for (Path f : files.filter(Files::isRegularFile).toList()) {
                     Long end = dataEnds.get(f);
@@ -72,6 +83,19 @@ final class DurableSnapshots implements FsyncObserver {
     /** How many fsyncs a snapshot root saw (the number of its newest snapshot). */
     public static long fsyncs(Path root) throws IOException {
         return newest(root).map(p -> Long.parseLong(p.getFileName().toString().substring(5))).orElse(0L);
+    }
+
+    /** When fsync {@code n} under {@code root} began ({@link System#nanoTime()} of the server), if it did. */
+    public static java.util.OptionalLong fsyncNanos(Path root, long n) throws IOException {
+        Path times = root.resolve(TIMES);
+        if (n <= 0 || !Files.exists(times)) {
+            return java.util.OptionalLong.empty();
+        }
+        String prefix = n + " ";
+        try (Stream<String> lines = Files.lines(times)) {
+            return lines.filter(l -> l.startsWith(prefix)).mapToLong(l -> Long.parseLong(l.substring(prefix.length())))
+                    .findFirst();
+        }
     }
 
     /**

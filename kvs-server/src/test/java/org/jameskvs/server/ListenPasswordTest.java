@@ -29,6 +29,13 @@ class ListenPasswordTest {
         return ServerConfig.fromProperties(p);
     }
 
+    private ServerConfig config(String host, String user, String password) {
+        Properties p = ServerConfig.testProperties(dir.resolve("data"), password);
+        p.setProperty("listen.host", host);
+        p.setProperty("auth.user", user);
+        return ServerConfig.fromProperties(p);
+    }
+
     @Test
     void samplePasswordsAreRefusedOnANonLoopbackAddressNamingTheKey() {
         for (String sample : new String[]{"changeme", "password", "james", "Secret", " CHANGEME "}) {
@@ -37,6 +44,23 @@ class ListenPasswordTest {
                     .hasMessageContaining("auth.password")
                     .hasMessageContaining("listen.host=0.0.0.0");
         }
+    }
+
+    /**
+     * The user name as the password is refused on its own, not only because "james" (the default
+     * user) is also a sample: gateway7 is in no list, and is refused only while it is the user name.
+     */
+    @Test
+    void thePasswordEqualToTheUserNameIsRefusedOffLoopbackWhateverTheName() {
+        for (String password : new String[]{"gateway7", "Gateway7", " GATEWAY7 "}) {
+            assertThatThrownBy(() -> config("0.0.0.0", "gateway7", password)).as(password)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("auth.password")
+                    .hasMessageContaining("listen.host=0.0.0.0");
+        }
+        assertThatCode(() -> config("127.0.0.1", "gateway7", "gateway7")).as("on loopback").doesNotThrowAnyException();
+        assertThatCode(() -> config("0.0.0.0", "relay3", "gateway7")).as("another user's name")
+                .doesNotThrowAnyException();
     }
 
     @Test
