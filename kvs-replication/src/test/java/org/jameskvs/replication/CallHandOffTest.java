@@ -9,12 +9,24 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.jameskvs.client.Ack;
+import org.jameskvs.client.KvsQueue;
+import org.jameskvs.protocol.Status;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import io.netty.channel.DefaultEventLoop;
 
-/** Calls reach their callers in the core's order, on the callback thread, with exactly one outcome. */
+/**
+ * Calls reach their callers in the core's order, on the callback thread, with exactly one outcome; a call
+ * without one gets TIMEOUT (outcome unknown) after the real opener's backstop, 6 request timeouts,
+ * logged (WARN) and counted (README: "a call gets no outcome").
+ */
 class CallHandOffTest {
     private final DefaultEventLoop core = new DefaultEventLoop();
     private final ExecutorService callbacks = Executors.newSingleThreadExecutor(r -> new Thread(r, "callbacks-test"));
@@ -60,14 +72,72 @@ class CallHandOffTest {
         CompletableFuture<String> answered = calls.submit(c -> CompletableFuture.completedFuture("ok"), why -> "unknown");
         assertThat(answered.get(5, TimeUnit.SECONDS)).isEqualTo("ok");
         core.submit(() -> calls.sweep(System.nanoTime())).sync(); // not yet past the backstop
-        Thread.sleep(50);
+        core.submit(() -> { }).sync(); // a hand-over the sweep made has run by now,
+        callbacks.submit(() -> { }).get(5, TimeUnit.SECONDS); // and so has its delivery
         assertThat(out).isNotDone();
-        core.submit(() -> calls.sweep(System.nanoTime() + TimeUnit.SECONDS.toNanos(11))).sync();
-        assertThat(out.get(5, TimeUnit.SECONDS)).isEqualTo("unknown: no outcome within 10000 ms");
+        try (LogCapture log = new LogCapture()) {
+            core.submit(() -> calls.sweep(System.nanoTime() + TimeUnit.SECONDS.toNanos(11))).sync();
+            assertThat(out.get(5, TimeUnit.SECONDS)).isEqualTo("unknown: no outcome within 10000 ms");
+            assertThat(log.lines(l -> l.contains("WARN") && l.contains("call backstop used (1 so far): no outcome within 10000 ms")))
+                    .as("every backstop use is logged as a WARN").hasSize(1);
+        }
         assertThat(calls.backstopOutcomes()).as("every backstop use is counted").isEqualTo(1);
         // The state machine's late outcome is ignored: exactly one outcome per call.
         core.submit(() -> never.complete("late")).sync();
         assertThat(out.join()).startsWith("unknown");
+    }
+
+    /**
+     * The real opener: its backstop is 6 request timeouts ({@code replication.requestTimeoutMillis}),
+     * on a call the state machine never answers; the call's outcome is the unknown one, logged as a
+     * WARN and counted. 700 ms: 4200 ms, no other multiple of a configured time.
+     */
+    @Test
+    void theOpenersBackstopIsSixRequestTimeoutsLoggedAndCounted(@TempDir Path dir) throws Exception {
+        try (ProxiedCluster cluster = new ProxiedCluster(dir, 2, c -> c
+                .withTimings(Duration.ofMillis(100), Duration.ofMillis(1500), Duration.ofMillis(700)));
+             LogCapture log = new LogCapture()) {
+            assertThat(cluster.config.requestTimeout()).isEqualTo(Duration.ofMillis(700));
+            long before = cluster.opener.backstopOutcomes();
+            long start = System.nanoTime();
+            CompletableFuture<Ack> out = cluster.opener.call(c -> new CompletableFuture<Ack>(), why -> Ack.failed(Status.TIMEOUT, why));
+            Ack a = out.get(60, TimeUnit.SECONDS);
+            long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(a.status()).isEqualTo(Status.TIMEOUT);
+            assertThat(a.reason()).isEqualTo("no outcome within 4200 ms");
+            // Never earlier (the opener's clock discounts its own pauses: it can only be later).
+            assertThat(elapsedMillis).as("ms until the backstop's outcome").isGreaterThanOrEqualTo(4200);
+            assertThat(cluster.opener.backstopOutcomes() - before).as("counted").isEqualTo(1);
+            assertThat(log.await(l -> l.contains("WARN") && l.contains("call backstop used")
+                            && l.contains("no outcome within 4200 ms"), 10_000, "the backstop's WARN"))
+                    .contains("CallHandOff");
+        }
+    }
+
+    /**
+     * A real put the replication gives no outcome of its own (here: it fails inside, a null id):
+     * the put's outcome is TIMEOUT (outcome unknown), never an exceptional future, with a WARN line,
+     * counted.
+     */
+    @Test
+    void aPutWithoutTheStateMachinesOutcomeEndsTimeoutLoggedAndCounted(@TempDir Path dir) throws Exception {
+        try (ProxiedCluster cluster = new ProxiedCluster(dir, 2, c -> c)) {
+            KvsQueue q = cluster.openWriter("spool.backstop", "james-a");
+            assertThat(q.put("a".getBytes(StandardCharsets.UTF_8), 0, 0, new byte[0], new byte[1]).get(30, TimeUnit.SECONDS)
+                    .isOk()).isTrue();
+            long before = cluster.opener.backstopOutcomes();
+            try (LogCapture log = new LogCapture()) {
+                Ack a = q.put(null, 0, 0, new byte[0], new byte[1]).get(30, TimeUnit.SECONDS);
+                assertThat(a.status()).as("outcome %s", a).isEqualTo(Status.TIMEOUT);
+                assertThat(a.reason()).startsWith("replication failed: java.lang.NullPointerException");
+                assertThat(cluster.opener.backstopOutcomes() - before).as("counted").isEqualTo(1);
+                log.await(l -> l.contains("WARN") && l.contains("call backstop used")
+                        && l.contains("replication failed: java.lang.NullPointerException"), 10_000, "the WARN");
+            }
+            // The queue goes on.
+            assertThat(q.put("b".getBytes(StandardCharsets.UTF_8), 0, 0, new byte[0], new byte[1]).get(30, TimeUnit.SECONDS)
+                    .isOk()).isTrue();
+        }
     }
 
     @Test

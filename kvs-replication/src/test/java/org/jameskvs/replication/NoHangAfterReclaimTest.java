@@ -31,6 +31,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (more writes than requests of ours can be in flight), kvs2 (the other copy) stops, a put makes the
  * adapter isolate kvs2 and rebuild kvs3 from kvs1, more puts queue up on kvs1's frozen path; only
  * then (heartbeat timeout 3 s) kvs1's path switch reopens it at the foreign number.
+ *
+ * <p>What it proves (README: "the only in-sync copy returns with another transaction number: kept
+ * (ALARM), the other copy rebuilt; no call hangs"): the ALARM names kvs1 as the copy kept and
+ * re-based and is logged as a WARN; kvs3 (the other copy) is isolated, kvs1 never; every put gets
+ * the state machine's outcome, none TIMEOUT, the backstop never used; the two copies at the end are
+ * kvs1 and kvs3, and kvs3 holds exactly kvs1's messages in kvs1's order, the writes only kvs1 had
+ * included (rebuilt from the kept copy).
  */
 class NoHangAfterReclaimTest extends ClusterRigTest<ProxiedCluster> {
     private static final String Q = "spool.nohang";
@@ -49,36 +56,72 @@ class NoHangAfterReclaimTest extends ClusterRigTest<ProxiedCluster> {
         }
 
         int mark = cluster.events.size();
-        cluster.freeze("kvs1", NodePath.ACTIVE, true);
-        writeBehindTheAdaptersBack("kvs1", 50);
-        cluster.servers.get("kvs2").close();
         List<CompletableFuture<Ack>> puts = new ArrayList<>();
-        puts.add(put(q, "trigger"));
-        cluster.awaitEvent(mark, e -> e.contains("rebuild kvs3 from kvs1"), Duration.ofSeconds(20), "rebuild kvs3 from kvs1");
-        for (int i = 0; i < 8; i++) {
-            puts.add(put(q, "during-" + i));
-        }
-        // kvs1 reopens on its standby path at the foreign transaction number: kept, the target isolated.
-        cluster.awaitEvent(mark, e -> e.contains("ALARM") || e.contains("isolate kvs3"), Duration.ofSeconds(30),
-                "kvs1 reopened at a foreign transaction number");
+        try (LogCapture log = new LogCapture()) {
+            cluster.freeze("kvs1", NodePath.ACTIVE, true);
+            writeBehindTheAdaptersBack("kvs1", 50);
+            cluster.servers.get("kvs2").close();
+            puts.add(put(q, "trigger"));
+            cluster.awaitEvent(mark, e -> e.contains("rebuild kvs3 from kvs1"), Duration.ofSeconds(20), "rebuild kvs3 from kvs1");
+            for (int i = 0; i < 8; i++) {
+                puts.add(put(q, "during-" + i));
+            }
+            // kvs1 reopens on its standby path at the foreign transaction number: kept with an ALARM
+            // (an event, and a WARN line for the operator), the other copy (the rebuild target) isolated.
+            int alarm = cluster.awaitEventIndex(mark, e -> e.contains("ALARM"), Duration.ofSeconds(30),
+                    "ALARM: kvs1 reopened at a foreign transaction number");
+            assertThat(cluster.events.get(alarm)).as("the ALARM keeps kvs1, the only in-sync copy")
+                    .contains("only in-sync copy kvs1").contains("re-based");
+            int isolated = cluster.awaitEventIndex(mark, e -> e.contains("isolate kvs3"), Duration.ofSeconds(30),
+                    "the rebuild target kvs3 isolated");
+            assertThat(cluster.events.get(isolated)).contains("disagrees with the only in-sync copy kvs1");
+            log.await(l -> l.contains("WARN") && l.contains("ALARM: only in-sync copy kvs1"), 10_000,
+                    "the ALARM as a WARN line");
 
-        // Every put ends with the state machine's own outcome (OK once re-replicated, or TIMEOUT
-        // "outcome unknown" after 5 request timeouts), never the adapter's backstop.
-        for (CompletableFuture<Ack> f : puts) {
-            Ack a = f.get(60, TimeUnit.SECONDS);
-            assertThat(a.reason() == null ? "" : a.reason()).as("outcome %s", a).doesNotContain("no outcome within");
+            // No call hangs: every put ends with the state machine's own outcome, well before the
+            // adapter's backstop (6 request timeouts), and none is "outcome unknown".
+            for (int i = 0; i < puts.size(); i++) {
+                Ack a = puts.get(i).get(60, TimeUnit.SECONDS);
+                assertThat(a.status()).as("outcome %s", a).isNotEqualTo(Status.TIMEOUT);
+                assertThat(a.reason() == null ? "" : a.reason()).as("outcome %s", a).doesNotContain("no outcome within");
+                if (a.isOk()) {
+                    acknowledged.add(idOf(i));
+                }
+            }
+            assertThat(cluster.opener.backstopOutcomes()).as("calls answered by the backstop").isZero();
+            assertThat(log.lines(l -> l.contains("call backstop used"))).isEmpty();
         }
-        assertThat(cluster.opener.backstopOutcomes()).as("calls answered by the backstop").isZero();
+        assertThat(cluster.eventsMatching(mark, e -> e.contains("isolate kvs1"))).as("kvs1 is never isolated").isEmpty();
 
-        // And the queue goes on: two copies again, puts acknowledged.
+        // The other copy is rebuilt from the kept one: two copies again, kvs1 one of them.
         cluster.freeze("kvs1", NodePath.ACTIVE, false);
-        cluster.awaitTwoSyncCopies(Q, Duration.ofSeconds(60));
+        List<String> copies = cluster.awaitTwoSyncCopies(Q, Duration.ofSeconds(60));
+        assertThat(copies).containsExactlyInAnyOrder("kvs1", "kvs3");
+        assertThat(cluster.eventsMatching(mark, e -> e.contains("rebuild of kvs3 done"))).isNotEmpty();
         Ack after = null;
         for (int attempt = 0; attempt < 100 && (after == null || !after.isOk()); attempt++) {
             after = put(q, "after-" + attempt).get(60, TimeUnit.SECONDS);
         }
         assertThat(after.isOk()).as("a put after the repair: %s", after).isTrue();
         assertThat(cluster.opener.backstopOutcomes()).isZero();
+
+        // kvs1's copy was kept as it was (the writes it alone has are still there) and kvs3 holds the
+        // same messages in the same order: rebuilt from kvs1, not the other way round.
+        List<String> kept = cluster.readCopy("kvs1", Q);
+        for (int i = 0; i < 50; i++) {
+            assertThat(kept).contains("intruder-" + i);
+        }
+        for (int i = 0; i < 20; i++) {
+            assertThat(kept).contains("before-" + i);
+        }
+        assertThat(kept).containsAll(acknowledged);
+        assertThat(cluster.readCopy("kvs3", Q)).as("kvs3 rebuilt from kvs1").isEqualTo(kept);
+    }
+
+    private final List<String> acknowledged = new ArrayList<>();
+
+    private static String idOf(int putIndex) {
+        return putIndex == 0 ? "trigger" : "during-" + (putIndex - 1);
     }
 
     private static CompletableFuture<Ack> put(KvsQueue q, String id) {

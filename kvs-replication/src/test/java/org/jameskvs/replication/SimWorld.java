@@ -47,6 +47,15 @@ final class SimWorld {
     static final String DEBUG = System.getProperty("sim.debugNode");
     /** When set, every request a server applied and its answer, in order (replay tests compare two runs). */
     List<String> trace;
+    /**
+     * When set, the next request sent to a node that it matches is lost on the way (then cleared):
+     * never applied, never answered, the connection stays up and the requests after it arrive. A
+     * TCP stream does not lose one frame, but a server that fails a sequenced mutation without
+     * taking its seq leaves the same gap for the ones behind it (tests of SEQ_GAP).
+     */
+    java.util.function.Predicate<NodeRequest> dropOnce;
+    /** The requests {@link #dropOnce} lost. */
+    final List<NodeRequest> droppedRequests = new ArrayList<>();
 
     private record Event(long at, long seq, Runnable action) implements Comparable<Event> {
         @Override
@@ -182,6 +191,14 @@ final class SimWorld {
             handle = h;
         }
         l.inflight.put(r.token(), r);
+        if (dropOnce != null && dropOnce.test(r)) {
+            dropOnce = null;
+            droppedRequests.add(r);
+            if (trace != null) {
+                trace.add(now + " " + client + ">" + r.node() + "/" + r.path() + " " + r + " LOST on the way");
+            }
+            return;
+        }
         long conn = l.conn;
         int h = handle;
         long order = l.sendSeq++;

@@ -83,6 +83,88 @@ class UndoFailedPutTest extends ClusterRigTest<ProxiedCluster> {
         }
     }
 
+    /**
+     * README: "a writer dying before its undo leaves a duplicate, never a loss". Simulated on real
+     * servers ({@link RealNode}), two nodes: writer james1's links to kvs2 go silent, its PUT of
+     * {@code lost} reaches kvs1 only and fails (outcome unknown: the sender would retry), the undo
+     * waits for a queue that can write; james1 then dies (its ticks stop, all its links silent)
+     * before the undo is ever sent. kvs2 is fine for everybody else, and james2 takes the queue
+     * over. The failed PUT is not undone by anyone: the copies' content decides, kvs1 (the higher
+     * seq) is the source and kvs2 is rebuilt from it, so james2 delivers {@code lost} once (with the
+     * sender's retry: twice), and every acknowledged put is there, once, in order.
+     */
+    @Test
+    void aWriterDyingBeforeItsUndoLeavesTheFailedPutForTheNextOwnerNeverALoss() {
+        String queue = "mail.example.com";
+        try (RealNode.Pool pool = new RealNode.Pool(dir.resolve("sim"))) {
+            SimCluster c = new SimCluster(41, 2, 2, pool.forQueue(queue));
+            c.run(100);
+            SimCluster.Writer w1 = c.writers.get(0);
+            SimCluster.Writer w2 = c.writers.get(1);
+            assertThat(c.await(w1.open(queue, false), 10_000).isOk()).isTrue();
+            List<String> acked = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                assertThat(c.put(w1, "before-" + i, "body").isOk()).isTrue();
+                acked.add("before-" + i);
+            }
+
+            String dying = w1.client;
+            c.world.cutClient(dying, "kvs2", null, true);
+            Ack failed = c.put(w1, "lost", "body lost");
+            assertThat(failed.isOk()).as("the put that reached kvs1 only: %s\n%s", failed, c.tail()).isFalse();
+            assertThat(userIds(c, "kvs1", queue)).as("the failed PUT is on kvs1").contains("lost");
+            assertThat(userIds(c, "kvs2", queue)).as("and not on kvs2").doesNotContain("lost");
+            assertThat(w1.replica.undosPending()).as("james1 still owes its undo").isEqualTo(1);
+
+            // james1 dies before its undo: no more ticks, nothing of it reaches a node any more.
+            int mark = c.log.size();
+            w1.boot();
+            c.world.cutClient(dying, "kvs1", null, true);
+            assertThat(c.await(w2.open(queue, true), 30_000).isOk()).as("james2 takes the queue over\n" + c.tail()).isTrue();
+            for (int i = 0; i < 5; i++) {
+                assertThat(c.put(w2, "after-" + i, "body").isOk()).isTrue();
+                acked.add("after-" + i);
+            }
+            c.run(5_000);
+            assertThat(c.log.subList(mark, c.log.size())).as("nobody undid it")
+                    .noneMatch(e -> e.contains("undo of failed PUT lost"));
+            assertThat(w2.replica.syncNodes()).containsExactlyInAnyOrder("kvs1", "kvs2");
+
+            List<String> delivered = readAll(c, w2);
+            assertThat(delivered).as("what james2 delivers: every acknowledged put once, in order")
+                    .containsSubsequence(acked);
+            for (String id : acked) {
+                assertThat(delivered).as("once: %s", id).containsOnlyOnce(id);
+            }
+            assertThat(delivered).as("the failed PUT: delivered once by the next owner (the duplicate of the sender's retry)")
+                    .containsOnlyOnce("lost").hasSize(acked.size() + 1);
+            for (String node : List.of("kvs1", "kvs2")) {
+                assertThat(userIds(c, node, queue)).as("copy on %s", node).isEqualTo(delivered);
+            }
+        }
+    }
+
+    private static List<String> userIds(SimCluster c, String node, String queue) {
+        return c.world.servers.get(node).view(queue).messages().stream().filter(m -> !Ids.isReserved(m.id()))
+                .map(m -> Ids.show(m.id())).toList();
+    }
+
+    /** Everything the writer's reads hand out from position 0 (virtual time, bounded). */
+    private static List<String> readAll(SimCluster c, SimCluster.Writer w) {
+        List<String> ids = new ArrayList<>();
+        long from = 0;
+        for (int n = 0; n < 1000; n++) {
+            org.jameskvs.client.ReadResult rr = c.await(w.core.read(w.replica, from, 100, 1 << 20, 0), 10_000);
+            assertThat(rr.isOk()).as("READ: %s %s", rr.status(), rr.reason()).isTrue();
+            if (rr.messages().isEmpty()) {
+                return ids;
+            }
+            rr.messages().forEach(m -> ids.add(Ids.show(m.id())));
+            from = rr.nextPosition();
+        }
+        throw new AssertionError("no end of the queue");
+    }
+
     /** What a plain read handle on the node shows (the commit point applies), the record left out. */
     private List<String> committedView(String node) {
         List<String> ids = new ArrayList<>();
