@@ -61,20 +61,63 @@ class DeferredMailE2ETest {
             sink.deferAll(false);
             webAdmin.patch("/mailQueues/outgoing/mails?delayed=true", "{\"delayed\":false}");
             List<String> missing = sink.awaitAll(ids, TIMEOUT);
+            // Settled: nothing stored in either queue (a mail stays stored until its delivery is done, so a
+            // second stored copy would show), and every delivery attempt the sink saw has ended in James
+            // (RemoteDelivery's trial count, published after the attempt's done), every copy ever stored in
+            // outgoing done. A duplicate handed out from the store would have been received by the sink
+            // before its attempt ended; none can be stored any more.
+            Settled settled = null;
             deadline = Instant.now().plus(TIMEOUT);
-            while (webAdmin.queueSize("outgoing") > 0 && Instant.now().isBefore(deadline)) {
+            while (Instant.now().isBefore(deadline)) {
+                settled = Settled.read(webAdmin, sink);
+                if (settled.done()) {
+                    break;
+                }
                 Thread.sleep(500);
             }
-            Thread.sleep(2_000); // a late duplicate would show up here
-            System.out.printf("DeferredMailE2ETest: next hop back: %s, outgoing size %d%n", sink.statsLine(),
-                webAdmin.queueSize("outgoing"));
+            System.out.printf("DeferredMailE2ETest: next hop back: %s, %s%n", sink.statsLine(), settled);
 
             assertThat(missing).as("accepted (250) but never delivered: %s\n%s", sink.statsLine(), james.logTail(40)).isEmpty();
+            assertThat(settled.done()).as("queues empty and every delivery attempt ended: %s\n%s", settled, james.logTail(40)).isTrue();
             assertThat(attemptsWhileDown).as("a deferred mail handed out twice").isEqualTo((long) MAILS * ATTEMPTS_WHILE_DOWN);
             assertThat(parked).as("copies of the parked mails in the outgoing queue").isEqualTo(MAILS);
             assertThat(sink.duplicates()).as(sink.statsLine()).isZero();
             assertThat(sink.messages()).isEqualTo(MAILS);
-            assertThat(webAdmin.queueSize("outgoing")).isZero();
+            // Every mail handed out once per attempt: three while the next hop was down, one after.
+            assertThat(settled.trials).as("RemoteDelivery attempts: %s", settled).isEqualTo((long) MAILS * (ATTEMPTS_WHILE_DOWN + 1));
+            assertThat(settled.dequeued).as("outgoing dequeues (done) against its enqueues: %s", settled).isEqualTo(settled.enqueued);
+            assertThat(settled.enqueued).as("outgoing enqueues: the spool's one, then one per deferral: %s", settled)
+                .isEqualTo((long) MAILS * (ATTEMPTS_WHILE_DOWN + 1));
+        }
+    }
+
+    /**
+     * One look at whether delivery has settled: queue sizes (webadmin), and from James's metrics
+     * RemoteDelivery's ended attempts ({@code RemoteDeliveryTrial}, published after the attempt's
+     * {@code done}), outgoing's enqueues and dequeues (done), against the sink's transactions.
+     */
+    private record Settled(long spool, long outgoing, long trials, long enqueued, long dequeued, long sinkTransactions) {
+        static Settled read(WebAdmin webAdmin, SmtpSink sink) throws Exception {
+            long transactions = sink.deferred() + sink.messages(); // before the metrics: any attempt counted here has started
+            long spool = webAdmin.queueSize("spool");
+            long outgoing = webAdmin.queueSize("outgoing");
+            String metrics = webAdmin.get("/metrics");
+            return new Settled(spool, outgoing, metric(metrics, "RemoteDeliveryTrial_count"), metric(metrics, "enqueuedMail:outgoing_total"),
+                metric(metrics, "dequeuedMail:outgoing_total"), transactions);
+        }
+
+        boolean done() {
+            return spool == 0 && outgoing == 0 && trials >= sinkTransactions && dequeued >= enqueued;
+        }
+
+        private static long metric(String metrics, String name) {
+            java.util.regex.Matcher value = java.util.regex.Pattern
+                .compile("(?m)^" + java.util.regex.Pattern.quote(name) + "\\s+([0-9.eE+-]+)\\s*$").matcher(metrics);
+            if (!value.find()) {
+                throw new AssertionError("no metric " + name + " in James's /metrics: " + metrics.lines()
+                    .filter(l -> l.startsWith("RemoteDelivery") || l.contains("queuedMail:")).toList());
+            }
+            return (long) Double.parseDouble(value.group(1));
         }
     }
 

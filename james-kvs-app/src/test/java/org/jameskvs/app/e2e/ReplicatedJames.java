@@ -31,12 +31,17 @@ final class ReplicatedJames implements AutoCloseable {
 
     /** Starts the rig in {@code <workdir>/<name>-<now>}; what started is stopped again if a later part fails. */
     static ReplicatedJames start(String name, Consumer<JamesConf> configure) throws Exception {
+        return start(name, new String[0], configure);
+    }
+
+    /** As {@link #start(String, Consumer)}, both KVS nodes with these more {@code key=value} settings. */
+    static ReplicatedJames start(String name, String[] nodeProperties, Consumer<JamesConf> configure) throws Exception {
         Path run = Path.of(System.getProperty("e2e.workdir", "target/e2e")).resolve(name + "-" + System.currentTimeMillis());
         List<AutoCloseable> started = new ArrayList<>();
         try {
-            KvsServerProcess node1 = KvsServerProcess.start(run.resolve("kvs-node1"));
+            KvsServerProcess node1 = KvsServerProcess.start(run.resolve("kvs-node1"), nodeProperties);
             started.add(node1);
-            KvsServerProcess node2 = KvsServerProcess.start(run.resolve("kvs-node2"));
+            KvsServerProcess node2 = KvsServerProcess.start(run.resolve("kvs-node2"), nodeProperties);
             started.add(node2);
             SmtpSink sink = SmtpSink.start(0, SmtpSink.DEFAULT_HEADER);
             started.add(sink);

@@ -20,6 +20,7 @@ import org.apache.james.queue.api.ManageableMailQueue;
 import org.apache.james.queue.api.RawMailQueueItemDecoratorFactory;
 import org.apache.james.mailrepository.api.MailKey;
 import org.apache.james.mailrepository.api.MailRepositoryUrl;
+import org.jameskvs.james.CapturedLog;
 import org.jameskvs.james.KvsQueueOpener;
 import org.jameskvs.james.repository.KvsMailRepository;
 import org.jameskvs.james.KvsQueues;
@@ -27,6 +28,7 @@ import org.jameskvs.james.ReplicatedKvsOpener;
 import org.jameskvs.james.cluster.AdoptionView;
 import org.jameskvs.james.cluster.ClusterWatch;
 import org.jameskvs.james.cluster.NamespaceReclaim;
+import org.jameskvs.james.cluster.PeerView;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -41,8 +43,11 @@ import org.junit.jupiter.api.Test;
  * takes its namespace back and the adopter's adoption ends, A not fenced.
  */
 class AdoptionTest {
-    private static final String[] FAST_LEASES = {"replication.leaseRenewMillis", "200", "replication.leaseTimeoutMillis",
-        "1500", "adoption.checkIntervalMillis", "200", "idlePollInterval", "100", "adoption.moveBlock", "16"};
+    private static final long LEASE_RENEW_MILLIS = 200;
+    private static final long LEASE_TIMEOUT_MILLIS = 1500;
+    private static final String[] FAST_LEASES = {"replication.leaseRenewMillis", String.valueOf(LEASE_RENEW_MILLIS),
+        "replication.leaseTimeoutMillis", String.valueOf(LEASE_TIMEOUT_MILLIS), "adoption.checkIntervalMillis", "200",
+        "idlePollInterval", "100", "adoption.moveBlock", "16"};
     private static final Duration DELAY = Duration.ofHours(1);
 
     private TwoKvsNodes nodes;
@@ -93,6 +98,69 @@ class AdoptionTest {
         assertThat(delayed).isNotEmpty().allSatisfy(view -> assertThat(view.getNextDelivery()).hasValueSatisfying(
             next -> assertThat(next.toInstant()).isAfter(Instant.now().plus(DELAY).minusSeconds(600))));
         assertThat(b.queues.fencing().isFenced()).isFalse();
+    }
+
+    /**
+     * The lease, not the watcher's start or a clock, decides when: while A runs and renews its lease, B
+     * watches it and adopts nothing, for as many renewals of A's lease record as span twice the lease
+     * timeout (counted in the record's own sequence numbers as B read them, not in the test's time);
+     * A is not fenced. Once A is gone, B adopts only after the record it last read stayed unchanged for
+     * the lease timeout by B's clock (its log line says for how long), that record being A's last one
+     * (A's owner, no older than the renewals B had seen), and its claim holds a higher epoch.
+     */
+    @Test
+    void noAdoptionWhileTheLeaseIsRenewedOnlyOnceItsLastRecordWentUnrenewedForTheTimeout() throws Exception {
+        nodes = new TwoKvsNodes();
+        Node a = node("a");
+        queueMail(a, 8);
+        try (CapturedLog log = CapturedLog.of(ClusterWatch.class)) {
+            Node b = node("b");
+            ClusterWatch watch = b.watch();
+            PeerView first = awaitPeer(watch, view -> true);
+            long renewals = 2 * LEASE_TIMEOUT_MILLIS / LEASE_RENEW_MILLIS;
+            PeerView live = awaitPeer(watch, view -> !watch.adoptions().isEmpty()
+                || view.epoch() == first.epoch() && view.seq() >= first.seq() + renewals);
+            assertThat(watch.adoptions()).as("adopted while A renewed its lease (B read its record at seq %d, then %d)",
+                first.seq(), live.seq()).isEmpty();
+            assertThat(log.messages(ch.qos.logback.classic.Level.WARN, m -> m.contains("adopting namespace"))).isEmpty();
+            assertThat(live.expired()).isFalse();
+            assertThat(a.queues.fencing().isFenced()).isFalse();
+
+            a.die();
+            Instant deadline = Instant.now().plusSeconds(60);
+            while (Instant.now().isBefore(deadline) && watch.adoptions().isEmpty()) {
+                Thread.sleep(50);
+            }
+            assertThat(watch.adoptions()).as("adoption once A is gone").isNotEmpty();
+            // While the adoption runs B no longer reads the lost node's lease: its view is the record it adopted on.
+            PeerView adoptedOn = watch.peers().stream().filter(v -> v.namespace().equals("ns-a")).findFirst().orElseThrow();
+            assertThat(adoptedOn.owner()).as("the record B adopted on is A's own").isEqualTo(first.owner())
+                .doesNotStartWith("adopted-by:");
+            assertThat(adoptedOn.epoch()).isEqualTo(first.epoch());
+            assertThat(adoptedOn.seq()).as("no older than the renewals B had seen").isGreaterThanOrEqualTo(live.seq());
+            List<String> adopting = log.messages(ch.qos.logback.classic.Level.WARN, m -> m.contains("adopting namespace ns-a"));
+            assertThat(adopting).hasSize(1);
+            java.util.regex.Matcher unrenewed = java.util.regex.Pattern.compile("not renewed for (\\d+) ms").matcher(adopting.get(0));
+            assertThat(unrenewed.find()).as(adopting.get(0)).isTrue();
+            assertThat(Long.parseLong(unrenewed.group(1))).as(adopting.get(0)).isGreaterThanOrEqualTo(LEASE_TIMEOUT_MILLIS);
+            org.jameskvs.replication.Lease claim = ((ReplicatedKvsOpener) b.opener)
+                .peekLease(NodeIdentityGuard.leaseQueueOf("ns-a")).get(30, java.util.concurrent.TimeUnit.SECONDS).orElseThrow();
+            assertThat(claim.owner()).isEqualTo("adopted-by:" + b.queues.configuration().ownerName());
+            assertThat(claim.epoch()).isGreaterThan(adoptedOn.epoch());
+        }
+    }
+
+    /** B's view of A's lease ({@code ns-a}) once it satisfies {@code condition}; bounded (60 s). */
+    private static PeerView awaitPeer(ClusterWatch watch, java.util.function.Predicate<PeerView> condition) throws Exception {
+        Instant deadline = Instant.now().plusSeconds(60);
+        while (Instant.now().isBefore(deadline)) {
+            java.util.Optional<PeerView> view = watch.peers().stream().filter(v -> v.namespace().equals("ns-a")).findFirst();
+            if (view.isPresent() && condition.test(view.get())) {
+                return view.get();
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("B's view of ns-a's lease not as expected within 60 s: " + watch.peers());
     }
 
     @Test

@@ -159,6 +159,16 @@ final class TrackingLoad implements AutoCloseable {
         return accepted.get();
     }
 
+    /** Mail numbers handed to transactions so far: a transaction started later gets this number or a higher one. */
+    int started() {
+        return next.get();
+    }
+
+    /** Mail number {@code i}'s Message-ID. */
+    String id(int i) {
+        return SmtpLoadSender.messageId(prefix, i);
+    }
+
     int outcomeCount() {
         return outcomes.size();
     }

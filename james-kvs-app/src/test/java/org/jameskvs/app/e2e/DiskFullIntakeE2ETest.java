@@ -1,0 +1,140 @@
+package org.jameskvs.app.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jameskvs.testkit.KvsServerProcess;
+import org.jameskvs.testkit.james.WebAdmin;
+import org.jameskvs.testkit.smtp.SmtpClient;
+import org.jameskvs.testkit.smtp.SmtpLoadSender;
+import org.junit.jupiter.api.Test;
+
+/**
+ * README, "two copies cannot be written (... disk full)": intake 4xx, never 250. Two real KVS server
+ * processes hold the two copies of every queue, each with a small journal ({@code journal.maxBytes}:
+ * past it the node answers DISK_FULL, as with a full disk, without filling one); real James 3.8.1
+ * with the plug-in. The next hop defers everything, so accepted mail stays in James (RemoteDelivery
+ * puts it back into {@code outgoing}: two retries a second apart, then parked), and mail of one size
+ * is sent until the journals are full: every reply until then is
+ * 250, the first other one a 4xx; from then on every transaction is answered 4xx (the journals only
+ * grow: a journal file is freed ten minutes after it closed at the earliest), and James's log names
+ * DISK_FULL. Then room returns (both nodes restarted on their data without the limit): SMTP answers
+ * 250 again; the next hop takes mail again and the parked mail is flushed: every mail ever answered
+ * 250 reaches it, those held in James through the full journals included; none answered 4xx does;
+ * the error repository stays empty and both queues drain.
+ */
+class DiskFullIntakeE2ETest {
+    private static final String RECIPIENT = "rcpt@sink.test";
+    private static final long JOURNAL_LIMIT = 2L << 20;
+    private static final long BODY_BYTES = 32 * 1024;
+    /** Transactions while full: every one must be refused. */
+    private static final int WHILE_FULL = 10;
+    private static final Duration WAIT = Duration.ofSeconds(180);
+
+    @Test
+    void intakeAnswers4xxNever250WhileTheCopiesCannotBeWrittenAnd250OnceRoomReturnsLosingNothing() throws Exception {
+        try (ReplicatedJames rig = ReplicatedJames.start("disk-full", new String[] {"journal.maxBytes=" + JOURNAL_LIMIT},
+                 conf -> conf.remoteDeliveryDelays("1000, 1000, 3 * 3600000"))) {
+            rig.sink.deferAll(true);
+            WebAdmin webAdmin = new WebAdmin(rig.james.webadminPort());
+            List<String> accepted = new ArrayList<>();
+            List<String> refused = new ArrayList<>();
+            List<String> replies = new ArrayList<>();
+
+            // Fill: one mail at a time until the first refusal; each mail a PUT into spool then one into outgoing.
+            int maxFill = (int) (JOURNAL_LIMIT / BODY_BYTES) + 50;
+            String firstRefusal = null;
+            for (int i = 0; i < maxFill && firstRefusal == null; i++) {
+                String id = SmtpLoadSender.messageId("disk-full-fill", i);
+                Reply reply = send(rig, id);
+                if (reply.code == 250) {
+                    accepted.add(id);
+                } else {
+                    refused.add(id);
+                    firstRefusal = reply.text;
+                    assertThat(reply.code).as("the first refusal (after %d accepted): %s", accepted.size(), reply.text).isBetween(400, 499);
+                }
+            }
+            assertThat(firstRefusal).as("no refusal within %d mails of %d bytes for journals of %d bytes", maxFill, BODY_BYTES,
+                JOURNAL_LIMIT).isNotNull();
+            assertThat(accepted).as("mail accepted before the journals filled").isNotEmpty();
+            List<String> heldAtFull = accepted.stream().filter(id -> rig.sink.count(id) == 0).toList();
+            assertThat(heldAtFull).as("accepted mail held in James when the journals filled (the next hop defers)")
+                .hasSameSizeAs(accepted);
+
+            for (int i = 0; i < WHILE_FULL; i++) {
+                String id = SmtpLoadSender.messageId("disk-full-while", i);
+                Reply reply = send(rig, id);
+                replies.add(reply.code + " " + reply.text);
+                refused.add(id);
+                assertThat(reply.code).as("transaction %d while the journals are full: %s (earlier: %s)", i, reply.text, replies)
+                    .isBetween(400, 499);
+            }
+            String jamesLog = rig.james.logText();
+            assertThat(jamesLog).as("James names the cause\n%s", rig.james.logTail(60)).contains("DISK_FULL");
+            System.out.printf("DiskFullIntakeE2ETest: %d accepted before full (%d held in James, %d deliveries deferred), first refusal"
+                + " '%s', while full %s%n", accepted.size(), heldAtFull.size(), rig.sink.deferred(), firstRefusal, replies);
+
+            // Room returns: both nodes restarted on their data without the limit.
+            for (KvsServerProcess node : List.of(rig.node1, rig.node2)) {
+                node.stop();
+                node.configure();
+                node.startAgain();
+            }
+            String after = SmtpLoadSender.messageId("disk-full-after", 0);
+            assertThat(sendUntilAccepted(rig, after)).as("250 again once room returned\n%s", rig.james.logTail(60)).isTrue();
+            accepted.add(after);
+            rig.sink.deferAll(false);
+
+            // The parked mail made due again (again while some is missing: a retry stored late parks anew).
+            List<String> missing = accepted;
+            Instant delivered = Instant.now().plus(WAIT);
+            while (!missing.isEmpty() && Instant.now().isBefore(delivered)) {
+                webAdmin.patch("/mailQueues/outgoing/mails?delayed=true", "{\"delayed\":false}");
+                missing = rig.sink.awaitAll(missing, Duration.ofSeconds(5));
+            }
+            assertThat(missing).as("accepted (250) and never delivered: %s\n%s", rig.sink.statsLine(), rig.james.logTail(60)).isEmpty();
+            assertThat(refused).as("answered 4xx, yet delivered").allSatisfy(id -> assertThat(rig.sink.count(id)).as(id).isZero());
+            assertThat(webAdmin.get("/mailRepositories/var%2Fmail%2Ferror")).as("error repository").contains("\"size\":0");
+            Instant deadline = Instant.now().plus(WAIT);
+            while ((webAdmin.queueSize("spool") > 0 || webAdmin.queueSize("outgoing") > 0) && Instant.now().isBefore(deadline)) {
+                Thread.sleep(250);
+            }
+            assertThat(webAdmin.queueSize("spool") + webAdmin.queueSize("outgoing")).as("spool and outgoing drained").isZero();
+        }
+    }
+
+    private record Reply(int code, String text) {
+    }
+
+    /** One mail of {@link #BODY_BYTES} in its own session; a session that breaks is a failure (no reply is no 4xx). */
+    private static Reply send(ReplicatedJames rig, String messageId) throws IOException {
+        try (SmtpClient client = SmtpClient.connect("127.0.0.1", rig.james.smtpPort(), 60_000)) {
+            int code = client.sendOfSize(SmtpLoadSender.FROM, RECIPIENT, messageId, BODY_BYTES, false);
+            return new Reply(code, String.join(" ", client.lastReply()));
+        }
+    }
+
+    /** Sends one mail until it is answered 250 (4xx meanwhile: James reconnects to the restarted nodes); bounded. */
+    private static boolean sendUntilAccepted(ReplicatedJames rig, String messageId) throws Exception {
+        Instant deadline = Instant.now().plus(WAIT);
+        while (Instant.now().isBefore(deadline)) {
+            try {
+                Reply reply = send(rig, messageId);
+                if (reply.code == 250) {
+                    return true;
+                }
+                assertThat(reply.code).as("a refusal must be temporary: %s", reply.text).isBetween(400, 499);
+            } catch (IOException e) {
+                // James answers again once it is reconnected
+            }
+            Thread.sleep(500);
+        }
+        return false;
+    }
+}
