@@ -36,12 +36,18 @@ final class ReplicatedJames implements AutoCloseable {
 
     /** As {@link #start(String, Consumer)}, both KVS nodes with these more {@code key=value} settings. */
     static ReplicatedJames start(String name, String[] nodeProperties, Consumer<JamesConf> configure) throws Exception {
+        return start(name, nodeProperties, nodeProperties, configure);
+    }
+
+    /** As {@link #start(String, Consumer)}, each KVS node with its own more {@code key=value} settings. */
+    static ReplicatedJames start(String name, String[] node1Properties, String[] node2Properties, Consumer<JamesConf> configure)
+            throws Exception {
         Path run = Path.of(System.getProperty("e2e.workdir", "target/e2e")).resolve(name + "-" + System.currentTimeMillis());
         List<AutoCloseable> started = new ArrayList<>();
         try {
-            KvsServerProcess node1 = KvsServerProcess.start(run.resolve("kvs-node1"), nodeProperties);
+            KvsServerProcess node1 = KvsServerProcess.start(run.resolve("kvs-node1"), node1Properties);
             started.add(node1);
-            KvsServerProcess node2 = KvsServerProcess.start(run.resolve("kvs-node2"), nodeProperties);
+            KvsServerProcess node2 = KvsServerProcess.start(run.resolve("kvs-node2"), node2Properties);
             started.add(node2);
             SmtpSink sink = SmtpSink.start(0, SmtpSink.DEFAULT_HEADER);
             started.add(sink);
