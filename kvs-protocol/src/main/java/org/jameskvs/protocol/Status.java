@@ -58,6 +58,23 @@ public enum Status {
         return this == TIMEOUT || this == CONNECTION_LOST;
     }
 
+    /**
+     * True for the answers to a sequenced mutation that consumed its queue seq on the server: OK
+     * (applied), or a final refusal, which the server keeps as a SKIP at that seq (the mutation can
+     * never apply, so resending it would be refused the same way). Any other answer (DISK_FULL,
+     * STORAGE_ERROR, ...: the store failed) left the seq to the next mutation sent; the writer must
+     * not count it as held by that copy. The server ({@code RequestDispatcher}) and the replication
+     * client both decide with this.
+     */
+    public boolean takesQueueSeq() {
+        return this == OK || isFinalRefusal();
+    }
+
+    /** A refusal that the same mutation would get again: not found, duplicate id, queue full, malformed. */
+    public boolean isFinalRefusal() {
+        return this == NOT_FOUND || this == DUPLICATE_ID || this == QUEUE_FULL || this == BAD_REQUEST;
+    }
+
     /** @return the status, or {@link #INTERNAL_ERROR} for a code this version does not know. */
     public static Status fromCode(int code) {
         Status s = code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;

@@ -201,7 +201,13 @@ final class Answers {
             // A sequenced answer is the mutation's one outcome, also for a repeat (which carries the
             // transaction number of the first time): no ambiguity, no transaction arithmetic.
             q.catchUp.answered(m, s, r);
-            m.seq = Math.max(m.seq, s.seq);
+            if (st.takesQueueSeq()) {
+                // Not for a store failure (DISK_FULL, ...): the copy did not take the seq, and its
+                // SEQ_GAP at the next mutation is then a resend of the suffix (resequence), not a
+                // copy that lost what it had applied. Counted, every copy refusing a full disk was
+                // taken for one that lost data: isolated and rebuilt in a loop (DiskFullIntakeE2ETest).
+                m.seq = Math.max(m.seq, s.seq);
+            }
             m.txn = Math.max(m.txn, r.txn());
             return st;
         }

@@ -171,8 +171,7 @@ final class CatchUp {
 
     /** Final outcomes of a sequenced mutation: applied, or refused for good (it took its seq: a SKIP). */
     static boolean foldable(Status st) {
-        return st == Status.OK || st == Status.NOT_FOUND || st == Status.DUPLICATE_ID || st == Status.QUEUE_FULL
-                || st == Status.BAD_REQUEST;
+        return st.takesQueueSeq(); // what the server folds into its digest: every outcome that took a seq
     }
 
     /** The digest after {@code op} answered {@code st} at {@code seq} (as the server folds it: see ContentDigest). */

@@ -264,10 +264,6 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     }
 
     /** A store refusal that is the mutation's final outcome (not a failure of the store itself). */
-    private static boolean isFinalRefusal(Status s) {
-        return s == Status.NOT_FOUND || s == Status.DUPLICATE_ID || s == Status.QUEUE_FULL || s == Status.BAD_REQUEST;
-    }
-
     /**
      * A mutation carrying the queue seq its writer gave it (see the protocol's package doc): the
      * next one is applied (a final refusal takes its seq too, as a SKIP), a repeat is answered with
@@ -309,7 +305,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             server.store.keepOutcome(q, op == Opcode.PUT ? server.store.lastPutPosition() : 0);
             return s;
         }
-        if (isFinalRefusal(s)) {
+        if (s.isFinalRefusal()) {
             Status skipped = server.store.skip(q, op, s);
             return skipped == Status.OK ? s : skipped;
         }
