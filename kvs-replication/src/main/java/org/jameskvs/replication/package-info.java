@@ -170,7 +170,9 @@
  * first transmission to that copy; a retry on the other path repeats it): the server applies only
  * the next seq, answers a repeat with the first outcome (so a retry after a path switch is never
  * ambiguous) and refuses a gap; a gap above what the copy answered is closed by sending the
- * suffix again, one below it means the copy lost mutations (NG). A write OPEN takes no seq: a
+ * suffix again, one below it means the copy lost mutations (NG). "Answered" counts only outcomes
+ * that took the seq ({@code Status.takesQueueSeq}: applied, or refused for good); a store failure
+ * (DISK_FULL, ...) leaves the seq to the resend. A write OPEN takes no seq: a
  * reopened copy must hold at least every seq it answered and at most those sent to it, else it is
  * NG. A rebuild target gets unsequenced mutations until its REBASE, then the source's seqs.
  * Unsequenced copies (older ones, rebuild targets) are still checked by transaction numbers: a copy
