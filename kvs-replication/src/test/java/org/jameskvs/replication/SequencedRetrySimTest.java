@@ -21,14 +21,8 @@ class SequencedRetrySimTest extends RealNodeSimulation {
 
     @Test
     void aRetryAfterALostAnswerIsARepeatNotADuplicate() {
-        SimCluster c = new SimCluster(31, 2, 1, pool.forQueue(Q));
-        c.world.trace = new ArrayList<>();
-        c.run(100);
+        SimCluster c = openedWithFivePuts(31);
         SimCluster.Writer w = c.writers.get(0);
-        assertThat(c.await(w.open(Q, false), 10_000).isOk()).isTrue();
-        for (int i = 0; i < 5; i++) {
-            assertThat(c.put(w, "m" + i, "body" + i).isOk()).isTrue();
-        }
         c.world.holdAnswers("kvs1", NodePath.ACTIVE);
         CompletableFuture<Ack> put = w.core.put(w.replica, "m5".getBytes(), 0, 0, new byte[0], "body5".getBytes());
         Ack a = c.await(put, 30_000);
@@ -61,16 +55,9 @@ class SequencedRetrySimTest extends RealNodeSimulation {
      */
     @Test
     void aGapIsRefusedByTheServerAndTheWriterResendsTheSuffix() {
-        SimCluster c = new SimCluster(33, 2, 1, pool.forQueue(Q));
-        c.world.trace = new ArrayList<>();
-        c.run(100);
+        SimCluster c = openedWithFivePuts(33);
         SimCluster.Writer w = c.writers.get(0);
-        assertThat(c.await(w.open(Q, false), 10_000).isOk()).isTrue();
-        List<String> ids = new ArrayList<>();
-        for (int i = 0; i < 5; i++) {
-            assertThat(c.put(w, "m" + i, "body" + i).isOk()).isTrue();
-            ids.add("m" + i);
-        }
+        List<String> ids = new ArrayList<>(List.of("m0", "m1", "m2", "m3", "m4"));
         int mark = c.log.size();
         c.world.dropOnce = r -> r.node().equals("kvs1") && r.op() == NodeOp.PUT && r.id() != null
                 && Ids.show(r.id()).equals("g1");
@@ -158,5 +145,18 @@ class SequencedRetrySimTest extends RealNodeSimulation {
         List<String> after = c.log.subList(mark, c.log.size());
         assertThat(after).as("no copy rebuilt").noneMatch(e -> e.contains("copies differ") || e.contains("rebuild"));
         assertThat(w.replica.syncNodes()).containsExactlyInAnyOrder("kvs1", "kvs2");
+    }
+
+    /** Two real nodes, the network traced, the writer's queue opened and m0..m4 acknowledged on both copies. */
+    private SimCluster openedWithFivePuts(long seed) {
+        SimCluster c = new SimCluster(seed, 2, 1, pool.forQueue(Q));
+        c.world.trace = new ArrayList<>();
+        c.run(100);
+        SimCluster.Writer w = c.writers.get(0);
+        assertThat(c.await(w.open(Q, false), 10_000).isOk()).isTrue();
+        for (int i = 0; i < 5; i++) {
+            assertThat(c.put(w, "m" + i, "body" + i).isOk()).isTrue();
+        }
+        return c;
     }
 }
