@@ -49,7 +49,7 @@ final class CatchUp {
     /** A sequenced mutation's answer, before the member's seq moves: folds it into the copy's digest and the log. */
     void answered(Member m, Sent s, NodeResponse r) {
         if (m.digestKnown && s.seq > m.seq) {
-            if (s.seq == m.seq + 1 && foldable(r.status())) {
+            if (s.seq == m.seq + 1 && r.status().takesQueueSeq()) {
                 m.digest = fold(m.digest, s.seq, s.op, r.status());
                 s.op.answeredSeq = s.seq;
                 s.op.answeredStatus = r.status();
@@ -61,7 +61,7 @@ final class CatchUp {
         if (log == null || log.survivor != m || s.seq <= log.lastSeq()) {
             return;
         }
-        if (s.seq != log.lastSeq() + 1 || !foldable(r.status())) {
+        if (s.seq != log.lastSeq() + 1 || !r.status().takesQueueSeq()) {
             drop("seq " + s.seq + " answered out of order by " + m.node + " (" + r.status() + ")");
             return;
         }
@@ -168,11 +168,6 @@ final class CatchUp {
     }
 
     // ------------------------------------------------------------------ the digest function, writer side
-
-    /** Final outcomes of a sequenced mutation: applied, or refused for good (it took its seq: a SKIP). */
-    static boolean foldable(Status st) {
-        return st.takesQueueSeq(); // what the server folds into its digest: every outcome that took a seq
-    }
 
     /** The digest after {@code op} answered {@code st} at {@code seq} (as the server folds it: see ContentDigest). */
     static long fold(long digest, long seq, ReplicaOp op, Status st) {

@@ -263,7 +263,6 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** A store refusal that is the mutation's final outcome (not a failure of the store itself). */
     /**
      * A mutation carrying the queue seq its writer gave it (see the protocol's package doc): the
      * next one is applied (a final refusal takes its seq too, as a SKIP), a repeat is answered with
