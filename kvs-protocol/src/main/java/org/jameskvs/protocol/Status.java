@@ -70,6 +70,11 @@ public enum Status {
         return this == OK || isFinalRefusal();
     }
 
+    /** The server's store could not write (disk full, journal over its limit, an I/O error): the node, not the request, is at fault. */
+    public boolean isStoreFailure() {
+        return this == DISK_FULL || this == STORAGE_ERROR;
+    }
+
     /** A refusal that the same mutation would get again: not found, duplicate id, queue full, malformed. */
     public boolean isFinalRefusal() {
         return this == NOT_FOUND || this == DUPLICATE_ID || this == QUEUE_FULL || this == BAD_REQUEST;

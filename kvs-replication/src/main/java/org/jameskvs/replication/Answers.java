@@ -69,6 +69,9 @@ final class Answers {
             return;
         }
         m.lastAnswerAt = q.core.clock.nanoTime();
+        if (r.status().isStoreFailure()) {
+            q.records.storeRefused(m.node, r.status());
+        }
         if (s.seq > 0 && r.status() == Status.SEQ_GAP) {
             if (r.value() < m.seq) {
                 // Below a seq it already answered: the copy lost applied mutations (its server came

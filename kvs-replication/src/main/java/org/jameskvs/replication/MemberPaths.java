@@ -197,6 +197,9 @@ final class MemberPaths {
             if (r.status().isIndeterminate()) {
                 m.uncertain++; // it may have reached the node and been applied
             }
+            if (r.status().isStoreFailure()) {
+                q.records.storeRefused(m.node, r.status()); // a write OPEN is journaled: a full disk refuses it too
+            }
             if (m.lost) {
                 return; // still away; the next node-up event tries again
             }

@@ -3,10 +3,13 @@ package org.jameskvs.replication;
 import org.jameskvs.replication.QueueReplica.Phase;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The membership record a {@link QueueReplica} writes on its copies ({@link #writeRecord}, see
@@ -23,6 +26,21 @@ final class RecordAndRebuild {
     private Member checkedSource;
     /** The preferred target of the start the check is for. */
     private String checkPreferred;
+    /**
+     * Nodes whose store refused a write of this queue (disk full, ...): no rebuild starts onto them
+     * before {@link StoreBackoff#notBefore}. Without it a node that stays full was chosen again at
+     * once, refused again, was isolated again: a rebuild attempt about twice a second per queue and
+     * a log line each time, for as long as the disk stayed full (DiskFullIntakeE2ETest's logs).
+     */
+    private final Map<String, StoreBackoff> refusedStores = new HashMap<>();
+    static final long FIRST_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
+    static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    /** A node's wait before it is a rebuild target again: doubles at each refusal after the wait, up to 30 s. */
+    private static final class StoreBackoff {
+        long notBefore;
+        long wait;
+    }
 
     RecordAndRebuild(QueueReplica q) {
         this.q = q;
@@ -73,12 +91,15 @@ final class RecordAndRebuild {
         }
         Set<String> excluded = new HashSet<>();
         excluded.add(source.node);
-        String target = preferred != null && q.core.health(preferred).up() ? preferred
-                : q.core.placement.replacement(q.name, excluded, n -> q.core.health(n).up());
+        long now = q.core.clock.nanoTime();
+        String target = preferred != null && usableTarget(preferred, now) ? preferred
+                : q.core.placement.replacement(q.name, excluded, n -> usableTarget(n, now));
         if (target == null) {
             if (!q.noTargetReported) {
                 q.noTargetReported = true;
-                q.event("no node can take a second copy: writes refused");
+                q.event("no node can take a second copy" + (refusedStores.isEmpty() ? ""
+                        : " (store refused writes on " + String.join(", ", new java.util.TreeSet<>(refusedStores.keySet()))
+                        + ": retried after a wait)") + ": writes refused");
             }
             return;
         }
@@ -115,6 +136,35 @@ final class RecordAndRebuild {
         t.hasRecord = false;
         q.rebuild.recordOp = writeRecord();
         q.rebuild.start();
+    }
+
+    private boolean usableTarget(String node, long now) {
+        StoreBackoff b = refusedStores.get(node);
+        return q.core.health(node).up() && (b == null || now - b.notBefore >= 0);
+    }
+
+    /**
+     * A copy on {@code node} answered a store failure: the next rebuild onto that node waits (1 s,
+     * then doubling to 30 s while it keeps refusing); with a third node the copy goes there instead.
+     * Refusals within a wait count once. A completed rebuild onto the node forgets it.
+     */
+    void storeRefused(String node, org.jameskvs.protocol.Status status) {
+        long now = q.core.clock.nanoTime();
+        StoreBackoff b = refusedStores.get(node);
+        if (b == null) {
+            b = new StoreBackoff();
+            b.wait = FIRST_BACKOFF_NANOS;
+            refusedStores.put(node, b);
+        } else if (now - b.notBefore < 0) {
+            return;
+        } else if (now - b.notBefore > MAX_BACKOFF_NANOS) {
+            b.wait = FIRST_BACKOFF_NANOS; // the last refusal is long past: start over
+        } else {
+            b.wait = Math.min(b.wait * 2, MAX_BACKOFF_NANOS);
+        }
+        b.notBefore = now + b.wait;
+        q.event(node + " refused a write (" + status + "): no rebuild onto it for "
+                + TimeUnit.NANOSECONDS.toMillis(b.wait) + " ms");
     }
 
     /**
@@ -172,6 +222,7 @@ final class RecordAndRebuild {
             return;
         }
         q.rebuild = null;
+        refusedStores.remove(r.target.node); // it took the whole copy: its store writes again
         q.catchUp.forget(); // caught up or rebuilt: the copy no longer lags
         r.target.sync = SyncState.SYNC;
         ReplicaOp rebase = r.rebaseOp();

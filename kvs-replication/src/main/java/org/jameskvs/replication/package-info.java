@@ -100,7 +100,12 @@
  * reclaims, and the open waits for the other copy's node</td></tr>
  * <tr><td>any</td><td>reopen answer flags the copy DAMAGED</td><td>NG unless it is the only SYNC copy
  * (then served, ALARM)</td><td>a rebuild from the intact copy</td></tr>
- * <tr><td>(new member)</td><td>fewer than two members, a node up ({@code RecordAndRebuild.startRebuildIfPossible})</td>
+ * <tr><td>any member</td><td>answer with a store failure (DISK_FULL, STORAGE_ERROR)
+ * ({@code RecordAndRebuild.storeRefused})</td><td>unchanged (what the answer itself means is decided as for any answer)</td>
+ * <td>no rebuild onto that node for 1 s, doubling while it keeps refusing, up to 30 s; another node of the group is
+ * taken meanwhile</td></tr>
+ * <tr><td>(new member)</td><td>fewer than two members, a node up and not waiting after a store failure
+ * ({@code RecordAndRebuild.startRebuildIfPossible})</td>
  * <td>REBUILDING</td><td>CLEAR, record, block-wise copy from the SYNC copy while mutations go to
  * both ({@link org.jameskvs.replication.Rebuild}); on the node of the copy that left while a log of
  * it is kept: OPEN first, everything else held for it until decided (below)</td></tr>

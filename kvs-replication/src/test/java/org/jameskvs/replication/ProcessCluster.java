@@ -63,6 +63,11 @@ final class ProcessCluster extends ClusterRig {
         processes.get(node).startAgain();
     }
 
+    /** The node's configuration from its next start: the launcher's lines plus these {@code key=value} lines. */
+    void configure(String node, String... properties) throws IOException {
+        processes.get(node).configure(properties);
+    }
+
     /** Deletes the node's journal directory: the node must be down. */
     void wipe(String node) throws IOException {
         try (Stream<Path> files = Files.walk(dataDir(node))) {

@@ -1,0 +1,130 @@
+package org.jameskvs.replication;
+
+import org.jameskvs.client.KvsQueue;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A node whose store refuses writes (its journal at {@code journal.maxBytes}: DISK_FULL, as a full
+ * disk answers) on real server processes. Its copy is isolated and the rebuild of a second copy waits
+ * before trying that node again (1 s, doubling up to 30 s: {@code RecordAndRebuild.storeRefused}):
+ * <ul>
+ *   <li>with a third node the second copy goes there, and puts are acknowledged on two copies again;</li>
+ *   <li>with two nodes the rebuild onto the full one is retried at that growing interval, not at once
+ *       (before: about twice a second per queue, each with its log lines, for as long as the disk
+ *       stayed full), and once the node has room again the queue has two copies again.</li>
+ * </ul>
+ * Every acknowledged put is on both final copies, once, in order.
+ */
+class FullDiskNodeTest extends ClusterRigTest<ProcessCluster> {
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    /** Small enough to fill in about 300 puts of 1 KiB (each also journals its id, headers, the record's renewals). */
+    private static final String LIMIT = "journal.maxBytes=" + (384 * 1024);
+    /** How long the two-node test watches the rebuild attempts onto the full node. */
+    private static final Duration WATCH = Duration.ofSeconds(10);
+
+    @Test
+    void withAThirdNodeTheSecondCopyMovesThereAndPutsAreAcknowledgedAgain() throws Exception {
+        cluster = new ProcessCluster(dir, 3, c -> c);
+        String q = "full-disk-3";
+        List<String> pair = new Placement(cluster.config).pair(q);
+        String keeper = pair.get(0);
+        String full = pair.get(1); // the first node the replacement rule names after the keeper: it would be chosen again
+        String third = cluster.config.nodes().stream().map(ReplicationConfig.NodeSpec::name)
+                .filter(n -> !pair.contains(n)).findFirst().orElseThrow();
+        restartWith(full, LIMIT);
+
+        KvsQueue writer = cluster.openWriter(q, "james-a");
+        assertThat(cluster.awaitTwoSyncCopies(q, WAIT)).containsExactlyInAnyOrderElementsOf(pair);
+        int mark = cluster.events.size();
+        fillUntilRefused(q, writer, full, mark);
+
+        List<String> copies = cluster.awaitTwoSyncCopies(q, WAIT);
+        assertThat(copies).as("the second copy left the full node").containsExactlyInAnyOrder(keeper, third);
+        assertThat(cluster.eventsMatching(mark, e -> e.startsWith(q + ": rebuild " + full + " from")))
+                .as("no rebuild onto the full node while it waits").isEmpty();
+
+        assertThat(putsAfter(q, writer)).as("puts acknowledged on %s and %s", keeper, third).isEqualTo(500);
+        assertAllAcknowledgedOn(q, keeper, third);
+    }
+
+    @Test
+    void withTwoNodesTheRebuildOntoTheFullNodeWaitsLongerEachTimeAndCompletesOnceItHasRoom() throws Exception {
+        cluster = new ProcessCluster(dir, 2, c -> c);
+        String q = "full-disk-2";
+        List<String> pair = new Placement(cluster.config).pair(q);
+        String keeper = pair.get(0);
+        String full = pair.get(1);
+        restartWith(full, LIMIT);
+
+        KvsQueue writer = cluster.openWriter(q, "james-a");
+        cluster.awaitTwoSyncCopies(q, WAIT);
+        int mark = cluster.events.size();
+        int refusedAt = fillUntilRefused(q, writer, full, mark);
+
+        // Attempts onto the full node come 1, 2, 4, 8 s apart (or later on a slow machine, never
+        // sooner): at most 3 begin within 10 s of the first refusal, a slow machine makes fewer.
+        long watchEnd = cluster.eventNanos(refusedAt) + WATCH.toNanos();
+        while (System.nanoTime() < watchEnd) {
+            Thread.sleep(100);
+        }
+        List<String> attempts = new java.util.ArrayList<>();
+        for (int i = refusedAt; i < cluster.events.size(); i++) {
+            if (cluster.eventNanos(i) <= watchEnd && cluster.events.get(i).startsWith(q + ": rebuild " + full + " from")) {
+                attempts.add(cluster.events.get(i));
+            }
+        }
+        System.out.println("rebuild attempts onto " + full + " within " + WATCH.toSeconds() + " s of its refusal: " + attempts.size());
+        assertThat(attempts).as("rebuilds onto the full node within %s s", WATCH.toSeconds()).hasSizeLessThanOrEqualTo(3);
+        assertThat(cluster.eventsMatching(refusedAt, e -> e.startsWith(q + ": " + full + " refused a write (DISK_FULL)")))
+                .as("each wait is announced once, doubling").startsWith(
+                        q + ": " + full + " refused a write (DISK_FULL): no rebuild onto it for 1000 ms",
+                        q + ": " + full + " refused a write (DISK_FULL): no rebuild onto it for 2000 ms");
+
+        // Room again (the operator freed the disk): the node restarts without the limit.
+        restartWith(full);
+        cluster.awaitTwoSyncCopies(q, WAIT);
+        assertThat(putsAfter(q, writer)).as("puts acknowledged on %s and %s", keeper, full).isEqualTo(500);
+        assertAllAcknowledgedOn(q, keeper, full);
+    }
+
+    /** Puts 1 KiB bodies until the full node's refusal is seen (bounded); returns the event's index. */
+    private int fillUntilRefused(String q, KvsQueue writer, String full, int mark) throws Exception {
+        try (PutLoad fill = new PutLoad(ledger, Map.of(q, writer), "fill-", 8, 1024, 5_000)) {
+            int i = cluster.awaitEventIndex(mark, e -> e.startsWith(q + ": " + full + " refused a write (DISK_FULL)"),
+                    WAIT, full + " refuses for its full journal");
+            fill.finish(WAIT);
+            assertThat(ledger.acknowledged(q)).as("acknowledged before the journal filled").isPositive();
+            return i;
+        }
+    }
+
+    /** 500 puts of 1 KiB; returns how many were acknowledged. */
+    private long putsAfter(String q, KvsQueue writer) throws InterruptedException {
+        try (PutLoad after = new PutLoad(ledger, Map.of(q, writer), "after-", 32, 1024, 500)) {
+            after.awaitOutcomes(WAIT);
+            return after.acknowledged();
+        }
+    }
+
+    private void restartWith(String node, String... properties) throws Exception {
+        int mark = cluster.events.size();
+        cluster.kill9(node);
+        cluster.awaitEvent(mark, e -> e.equals(node + "/ACTIVE NG"), WAIT, node + " down");
+        cluster.configure(node, properties);
+        mark = cluster.events.size();
+        cluster.restart(node);
+        cluster.awaitEvent(mark, e -> e.equals(node + "/ACTIVE READY again"), WAIT, node + " back");
+    }
+
+    private void assertAllAcknowledgedOn(String q, String... nodes) {
+        for (String n : nodes) {
+            assertCopyWhole("after the full node", n, q);
+        }
+    }
+}
