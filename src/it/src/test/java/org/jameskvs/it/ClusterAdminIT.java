@@ -71,7 +71,7 @@ class ClusterAdminIT {
      */
     private static void kvsAdminListsExportsAndImports(JamesPair pair, List<String> accepted) throws Exception {
         Path conf = pair.directory.resolve("james-b/conf");
-        String listing = kvsAdmin(0, conf.toString(), "list", "james-");
+        String listing = KvsAdminCli.run(0, conf, "list", "james-");
         assertThat(listing).contains("james-a/queue/spool@p5", "adopted-by:james-b", "james-b/queue/outgoing@p5");
         // MSGS counts mail only (not the replication's own record), on both copies; each copy has a sequence.
         List<String> outgoingCopies = copies(listing, "james-b/queue/outgoing@p5");
@@ -84,7 +84,7 @@ class ClusterAdminIT {
         });
 
         Path exported = pair.directory.resolve("exported");
-        assertThat(kvsAdmin(0, conf.toString(), "export", "james-b/queue/outgoing@p5", exported.toString()))
+        assertThat(KvsAdminCli.run(0, conf, "export", "james-b/queue/outgoing@p5", exported.toString()))
             .contains(MAILS + " mail(s) exported");
         String all;
         try (Stream<Path> files = Files.list(exported)) {
@@ -92,10 +92,10 @@ class ClusterAdminIT {
         }
         assertThat(accepted).allSatisfy(id -> assertThat(all).contains(id));
 
-        assertThat(kvsAdmin(0, conf.toString(), "import", "restored/queue/outgoing@p5", exported.toString()))
+        assertThat(KvsAdminCli.run(0, conf, "import", "restored/queue/outgoing@p5", exported.toString()))
             .contains(MAILS + " mail(s) imported");
         // Nobody writes the restored queue any more: both copies hold the same content (same seq and digest).
-        String restoredListing = kvsAdmin(0, conf.toString(), "list", "restored/");
+        String restoredListing = KvsAdminCli.run(0, conf, "list", "restored/");
         // (The import's write OPEN also left an empty queue on the third node: no copy, 0 mails.)
         List<String> restoredCopies = copies(restoredListing, "restored/queue/outgoing@p5");
         assertThat(restoredCopies).as(restoredListing).hasSize(2).allMatch(c -> c.endsWith(":SYNC"));
@@ -109,15 +109,15 @@ class ClusterAdminIT {
 
         // The management table of that queue: a SYNC row with the record per copy (the nodes the listing
         // names), any other node holding the queue marked as no copy.
-        String table = kvsAdmin(0, conf.toString(), "table", "restored/queue/outgoing@p5");
+        String table = KvsAdminCli.run(0, conf, "table", "restored/queue/outgoing@p5");
         List<String> tableRows = table.lines().filter(l -> l.startsWith("restored/queue/outgoing@p5 ")).toList();
         List<String> syncRows = tableRows.stream().filter(l -> l.contains(" SYNC ")).toList();
         assertThat(syncRows).as(table).hasSize(2).allSatisfy(l -> assertThat(l).contains("record v=", "owner kvs-admin"));
         assertThat(syncRows.stream().map(l -> l.split("\\s+")[1] + ":SYNC").toList())
             .containsExactlyInAnyOrderElementsOf(restoredCopies);
         assertThat(tableRows).as(table).filteredOn(l -> !syncRows.contains(l)).allSatisfy(l -> assertThat(l).contains("not a copy"));
-        assertThat(kvsAdmin(1, conf.toString(), "table", "no-such/queue")).contains("no KVS node holds no-such/queue");
-        assertThat(kvsAdmin(1, conf.toString(), "import", "james-b/queue/outgoing@p5", exported.toString()))
+        assertThat(KvsAdminCli.run(1, conf, "table", "no-such/queue")).contains("no KVS node holds no-such/queue");
+        assertThat(KvsAdminCli.run(1, conf, "import", "james-b/queue/outgoing@p5", exported.toString()))
             .contains("QUEUE_LOCKED", "--take-over");
     }
 
@@ -164,17 +164,6 @@ class ClusterAdminIT {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-    }
-
-    /** Runs bin/kvs-admin, bounded; asserts its exit status; returns stdout and stderr. */
-    private static String kvsAdmin(int expectedStatus, String... args) throws Exception {
-        List<String> command = new java.util.ArrayList<>(List.of(Path.of("../../bin/kvs-admin").toAbsolutePath().normalize().toString()));
-        command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes());
-        assertThat(process.waitFor(120, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-        assertThat(process.exitValue()).as("%s\n%s", command, output).isEqualTo(expectedStatus);
-        return output;
     }
 
     /** GETs {@code path} until its body contains {@code text} (bounded: lease timeout + 60 s). */

@@ -33,13 +33,18 @@ final class KvsAdminCli {
 
     /** Runs bin/kvs-admin (bounded: 120 s); asserts exit status 0; returns stdout and stderr. */
     static String run(Path conf, String... args) throws Exception {
+        return run(0, conf, args);
+    }
+
+    /** Runs bin/kvs-admin (bounded: 120 s); asserts its exit status; returns stdout and stderr. */
+    static String run(int expectedStatus, Path conf, String... args) throws Exception {
         List<String> command = new ArrayList<>(List.of(Path.of("../../bin/kvs-admin").toAbsolutePath().normalize().toString(),
             conf.toString()));
         command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes());
         assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("%s", command).isTrue();
-        assertThat(process.exitValue()).as("%s\n%s", command, output).isZero();
+        assertThat(process.exitValue()).as("%s\n%s", command, output).isEqualTo(expectedStatus);
         return output;
     }
 
