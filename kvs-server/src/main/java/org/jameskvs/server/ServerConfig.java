@@ -40,8 +40,10 @@ import java.util.Properties;
  *                                           grows with it (see journalBlockBytesFor)
  * fsync.policy               none           none | interval | batch; see QueueStore's crash contract
  * fsync.intervalMillis       100            for fsync.policy=interval
- * disk.minFreeBytes          67108864       writes answer DISK_FULL below this free space (64 MiB)
- * journal.maxBytes           0              writes answer DISK_FULL past this journal size (0 = no limit)
+ * disk.minFreeBytes          67108864       PUTs answer DISK_FULL below this free space (64 MiB); other
+ *                                           writes (DELETE, REPLACE, ...) down to half of it, so a full node drains
+ * journal.maxBytes           0              PUTs answer DISK_FULL past this journal size (0 = no limit);
+ *                                           other writes up to a sixteenth more
  * queue.defaultMaxMessages   10000000       per-queue message limit when OPEN says 0
  * queue.defaultMaxBytes      8589934592     per-queue body-bytes limit when OPEN says 0 (8 GiB)
  * maintenance.intervalMillis 1000           how often compaction / file deletion / interval fsync run

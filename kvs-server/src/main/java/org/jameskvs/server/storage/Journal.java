@@ -230,7 +230,7 @@ final class Journal implements AutoCloseable {
             throw new JournalException(Status.BAD_REQUEST, "record of " + length + " bytes exceeds the journal's "
                     + maxRecordBytes(), null);
         }
-        checkSpace(length);
+        checkSpace(length, header.getByte(TYPE) == TYPE_PUT);
         header.setInt(LENGTH, (int) length);
         crc.reset();
         crc.update(header.array(), header.arrayOffset() + 4, header.readableBytes() - 4);
@@ -339,7 +339,7 @@ final class Journal implements AutoCloseable {
     /** Re-appends a document verbatim as a block of its own (recovery's repair of a damaged last file). */
     void appendDocument(byte[] document, int length) throws JournalException {
         endBlock();
-        checkSpace(length);
+        checkSpace(length, false);
         if (appender == null) {
             appender = queue.createAppender();
         }
@@ -372,15 +372,28 @@ final class Journal implements AutoCloseable {
         return false;
     }
 
-    /** DISK_FULL before writing, rather than a fault on the mapped file (SIGBUS) half-way through. */
-    private void checkSpace(long length) throws JournalException {
+    /**
+     * DISK_FULL before writing, rather than a fault on the mapped file (SIGBUS) half-way through.
+     *
+     * <p>Only a PUT ({@code growth}) stops at the limits ({@code journal.maxBytes}, {@code
+     * disk.minFreeBytes}). Every other record (DELETE, REPLACE, CLEAR, the compactor's COPY and
+     * checkpoints, the writer's lease records) may go on into a reserve past them: a sixteenth of
+     * {@code journal.maxBytes} beyond it, and down to half of {@code disk.minFreeBytes}. Those records
+     * are what makes room (a delivered mail's DELETE lets its file die, compaction moves the survivors
+     * forward) or keep the queue's owner alive; refused like PUTs, a full node could never drain
+     * without a restart on more space.
+     */
+    private void checkSpace(long length, boolean growth) throws JournalException {
         long max = config.maxJournalBytes();
-        if (max > 0 && usedBytes + length > max) {
-            throw new JournalException(Status.DISK_FULL, "journal holds " + usedBytes + " bytes, limit " + max, null);
+        long limit = growth ? max : max + max / 16;
+        if (max > 0 && usedBytes + length > limit) {
+            throw new JournalException(Status.DISK_FULL, "journal holds " + usedBytes + " bytes, limit " + limit
+                    + (growth ? "" : " (journal.maxBytes and its reserve)"), null);
         }
+        long minFree = growth ? config.minFreeDiskBytes() : config.minFreeDiskBytes() / 2;
         long estimate = freeSpace - writtenSinceFreeCheck;
         // The clock is read once per block (its first record), not per record: a block lasts microseconds.
-        if (freeSpace < 0 || estimate - length < config.minFreeDiskBytes() + (16L << 20)
+        if (freeSpace < 0 || estimate - length < minFree + (16L << 20)
                 || block == null && time.currentTimeMillis() - freeSpaceCheckedAt >= FREE_SPACE_RECHECK_MILLIS) {
             try {
                 freeSpace = Files.getFileStore(config.directory()).getUsableSpace();
@@ -391,9 +404,9 @@ final class Journal implements AutoCloseable {
             writtenSinceFreeCheck = 0;
             estimate = freeSpace;
         }
-        if (estimate - length < config.minFreeDiskBytes()) {
+        if (estimate - length < minFree) {
             throw new JournalException(Status.DISK_FULL, "free disk " + estimate + " bytes, minimum "
-                    + config.minFreeDiskBytes(), null);
+                    + minFree + (growth ? "" : " (half of disk.minFreeBytes: the reserve)"), null);
         }
     }
 

@@ -31,7 +31,9 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  * (the queue was dropped), {@code BAD_REQUEST} (empty or over-long id, record larger than
  * {@link #maxRecordBytes()}), {@code DUPLICATE_ID}, {@code NOT_FOUND}, {@code QUEUE_FULL},
  * {@code DISK_FULL} (free space below {@code minFreeDiskBytes}, journal over
- * {@code maxJournalBytes}, or an IO error while writing), {@code STORAGE_ERROR} (anything else).
+ * {@code maxJournalBytes}, or an IO error while writing; only PUTs stop at those limits, every other
+ * record goes on into a reserve past them so that a full store can still drain: see
+ * {@code Journal.checkSpace}), {@code STORAGE_ERROR} (anything else).
  * A mutation is applied to the index only after its record is completely in the journal, so a
  * failed write leaves the queue exactly as it was.
  *

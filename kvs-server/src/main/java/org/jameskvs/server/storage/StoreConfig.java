@@ -8,8 +8,10 @@ import java.nio.file.Path;
  * @param directory            where the journal lives
  * @param fsyncPolicy          see {@link FsyncPolicy}; default NONE
  * @param fsyncIntervalMillis  for INTERVAL; default 100
- * @param minFreeDiskBytes     writes are refused with DISK_FULL below this much free space; default 64 MiB
- * @param maxJournalBytes      writes are refused with DISK_FULL once the journal is this big (0 = no limit)
+ * @param minFreeDiskBytes     PUTs are refused with DISK_FULL below this much free space, other records
+ *                             below half of it; default 64 MiB
+ * @param maxJournalBytes      PUTs are refused with DISK_FULL once the journal is this big, other records
+ *                             a sixteenth past it (0 = no limit)
  * @param defaultMaxMessages   per-queue limit when OPEN says 0; default 10,000,000
  * @param defaultMaxBytes      per-queue limit when OPEN says 0; default 8 GiB
  * @param tuning               roll cycle, clock and compaction knobs ({@link JournalTuning#defaults()})

@@ -1,0 +1,82 @@
+package org.jameskvs.server.storage;
+
+import net.openhft.chronicle.core.time.SetTimeProvider;
+import org.jameskvs.protocol.Status;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.jameskvs.server.storage.StoreTestSupport.*;
+
+/**
+ * A journal at {@code journal.maxBytes} refuses PUTs only: DELETEs, REPLACEs and the compactor's
+ * copies go on into the reserve past the limit ({@code Journal.checkSpace}), so a full node keeps
+ * draining (delivered mail deleted, deferred mail rescheduled) and takes PUTs again once the dead
+ * files are gone, without a restart on more space. Before, the first DELETE that did not fit was
+ * refused too: a full node could only be emptied by restarting it with a higher limit.
+ */
+class FullJournalDrainsTest {
+    /** Each file of the test's per-second journal starts with about 512 KiB of Chronicle's header and index. */
+    private static final long LIMIT = 2L << 20;
+
+    @TempDir
+    Path dir;
+
+    private final SetTimeProvider clock = new SetTimeProvider(Instant.parse("2030-01-01T00:00:00Z"));
+
+    @Test
+    void aFullJournalTakesDeletesAndReplacesAndTakesPutsAgainOnceItsDeadFileIsGone() {
+        StoreConfig config = secondlyJournal(dir, clock).withMaxJournalBytes(LIMIT)
+                .withTuning(secondlyJournal(dir, clock).tuning().withCompaction(0, 1.0, 32L << 20));
+        List<String> stored = new ArrayList<>();
+        try (QueueStore store = QueueStore.open(config)) {
+            QueueState q = store.create("q", 0, 0);
+            // About half the journal in one file, the rest in the next (only a file that is not the newest can go).
+            fill(store, q, stored, 10_000, 50);
+            assertThat(store.commit()).isEqualTo(Status.OK);
+            clock.advanceMillis(1000);
+            assertThat(fill(store, q, stored, 10_000, Integer.MAX_VALUE)).isEqualTo(Status.DISK_FULL);
+            // Crumbs: what is left is then smaller than a PUT of one byte, so without the reserve the
+            // deletes below would soon be refused as well.
+            assertThat(fill(store, q, stored, 1, Integer.MAX_VALUE)).isEqualTo(Status.DISK_FULL);
+            assertThat(store.commit()).isEqualTo(Status.OK);
+
+            // Deferred mail rescheduled, then every mail delivered: all taken while the journal is full.
+            assertThat(store.replace(q, id(stored.get(stored.size() - 1)), 0, 42, buf("retry 1"))).isEqualTo(Status.OK);
+            for (String id : stored) {
+                assertThat(store.delete(q, id(id))).as("DELETE %s at the limit", id).isEqualTo(Status.OK);
+            }
+            assertThat(store.commit()).isEqualTo(Status.OK);
+            assertThat(store.put(q, id("while-full"), 0, 0, buf(""), buf("x")))
+                    .as("a PUT before any file died").isEqualTo(Status.DISK_FULL);
+
+            store.maintenance(); // the older file holds nothing live any more: it goes
+            assertThat(store.journalFiles()).isEqualTo(1);
+            assertThat(store.put(q, id("after"), 0, 0, buf(""), buf("x"))).as("a PUT once the dead file is gone")
+                    .isEqualTo(Status.OK);
+            assertThat(store.commit()).isEqualTo(Status.OK);
+        }
+        try (QueueStore store = QueueStore.open(config)) {
+            assertThat(all(store, store.queue("q"))).as("after a restart").containsExactly("after");
+        }
+    }
+
+    /** At most {@code count} PUTs of {@code size}-byte bodies, until one is refused: the last status. */
+    private static Status fill(QueueStore store, QueueState q, List<String> stored, int size, int count) {
+        for (int i = 0; i < count; i++) {
+            String id = "m" + stored.size();
+            Status s = store.put(q, id(id), 0, 0, buf(""), buf(new byte[size]));
+            if (s != Status.OK) {
+                return s;
+            }
+            stored.add(id);
+            assertThat(stored).as("puts before the limit").hasSizeLessThan(100_000);
+        }
+        return Status.OK;
+    }
+}
