@@ -68,7 +68,9 @@ class FullDiskNodeTest extends ClusterRigTest<ProcessCluster> {
         int refusedAt = fillUntilRefused(q, writer, full, mark);
 
         // Attempts onto the full node come 1, 2, 4, 8 s apart (or later on a slow machine, never
-        // sooner): at most 3 begin within 10 s of the first refusal, a slow machine makes fewer.
+        // sooner): 3 begin within 10 s of the first refusal, a slow machine makes fewer. One more is
+        // allowed for an attempt ended by something other than the store (a heartbeat lost under
+        // load), after which the next one need not wait. Without the wait: about 20.
         long watchEnd = cluster.eventNanos(refusedAt) + WATCH.toNanos();
         while (System.nanoTime() < watchEnd) {
             Thread.sleep(100);
@@ -80,7 +82,7 @@ class FullDiskNodeTest extends ClusterRigTest<ProcessCluster> {
             }
         }
         System.out.println("rebuild attempts onto " + full + " within " + WATCH.toSeconds() + " s of its refusal: " + attempts.size());
-        assertThat(attempts).as("rebuilds onto the full node within %s s", WATCH.toSeconds()).hasSizeLessThanOrEqualTo(3);
+        assertThat(attempts).as("rebuilds onto the full node within %s s", WATCH.toSeconds()).hasSizeLessThanOrEqualTo(4);
         assertThat(cluster.eventsMatching(refusedAt, e -> e.startsWith(q + ": " + full + " refused a write (DISK_FULL)")))
                 .as("each wait is announced once, doubling").startsWith(
                         q + ": " + full + " refused a write (DISK_FULL): no rebuild onto it for 1000 ms",

@@ -52,6 +52,8 @@ class FullJournalDrainsTest {
                 assertThat(store.delete(q, id(id))).as("DELETE %s at the limit", id).isEqualTo(Status.OK);
             }
             assertThat(store.commit()).isEqualTo(Status.OK);
+            System.out.println("FullJournalDrainsTest: " + stored.size() + " PUTs before the limit; a REPLACE and "
+                    + stored.size() + " DELETEs taken at it");
             assertThat(store.put(q, id("while-full"), 0, 0, buf(""), buf("x")))
                     .as("a PUT before any file died").isEqualTo(Status.DISK_FULL);
 
