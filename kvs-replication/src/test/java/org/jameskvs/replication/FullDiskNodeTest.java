@@ -30,14 +30,12 @@ class FullDiskNodeTest extends ClusterRigTest<ProcessCluster> {
 
     @Test
     void withAThirdNodeTheSecondCopyMovesThereAndPutsAreAcknowledgedAgain() throws Exception {
-        cluster = new ProcessCluster(dir, 3, c -> c);
         String q = "full-disk-3";
-        List<String> pair = new Placement(cluster.config).pair(q);
+        List<String> pair = startWithSecondOfPairLimited(3, q);
         String keeper = pair.get(0);
         String full = pair.get(1); // the first node the replacement rule names after the keeper: it would be chosen again
         String third = cluster.config.nodes().stream().map(ReplicationConfig.NodeSpec::name)
                 .filter(n -> !pair.contains(n)).findFirst().orElseThrow();
-        restartWith(full, LIMIT);
 
         KvsQueue writer = cluster.openWriter(q, "james-a");
         assertThat(cluster.awaitTwoSyncCopies(q, WAIT)).containsExactlyInAnyOrderElementsOf(pair);
@@ -55,12 +53,10 @@ class FullDiskNodeTest extends ClusterRigTest<ProcessCluster> {
 
     @Test
     void withTwoNodesTheRebuildOntoTheFullNodeWaitsLongerEachTimeAndCompletesOnceItHasRoom() throws Exception {
-        cluster = new ProcessCluster(dir, 2, c -> c);
         String q = "full-disk-2";
-        List<String> pair = new Placement(cluster.config).pair(q);
+        List<String> pair = startWithSecondOfPairLimited(2, q);
         String keeper = pair.get(0);
         String full = pair.get(1);
-        restartWith(full, LIMIT);
 
         KvsQueue writer = cluster.openWriter(q, "james-a");
         cluster.awaitTwoSyncCopies(q, WAIT);
@@ -93,6 +89,14 @@ class FullDiskNodeTest extends ClusterRigTest<ProcessCluster> {
         cluster.awaitTwoSyncCopies(q, WAIT);
         assertThat(putsAfter(q, writer)).as("puts acknowledged on %s and %s", keeper, full).isEqualTo(500);
         assertAllAcknowledgedOn(q, keeper, full);
+    }
+
+    /** Starts the cluster, then restarts the second node of {@code q}'s pair with the small journal: @return the pair. */
+    private List<String> startWithSecondOfPairLimited(int nodes, String q) throws Exception {
+        cluster = new ProcessCluster(dir, nodes, c -> c);
+        List<String> pair = new Placement(cluster.config).pair(q);
+        restartWith(pair.get(1), LIMIT);
+        return pair;
     }
 
     /** Puts 1 KiB bodies until the full node's refusal is seen (bounded); returns the event's index. */
