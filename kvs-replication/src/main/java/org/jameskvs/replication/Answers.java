@@ -71,6 +71,8 @@ final class Answers {
         m.lastAnswerAt = q.core.clock.nanoTime();
         if (r.status().isStoreFailure()) {
             q.records.storeRefused(m.node, r.status());
+        } else if (s.op.kind == NodeOp.PUT && r.isOk()) {
+            q.records.storeAccepted(m.node);
         }
         if (s.seq > 0 && r.status() == Status.SEQ_GAP) {
             if (r.value() < m.seq) {

@@ -146,7 +146,7 @@ final class RecordAndRebuild {
     /**
      * A copy on {@code node} answered a store failure: the next rebuild onto that node waits (1 s,
      * then doubling to 30 s while it keeps refusing); with a third node the copy goes there instead.
-     * Refusals within a wait count once. A completed rebuild onto the node forgets it.
+     * Refusals within a wait count once. A PUT the node takes forgets it ({@link #storeAccepted}).
      */
     void storeRefused(String node, org.jameskvs.protocol.Status status) {
         long now = q.core.clock.nanoTime();
@@ -165,6 +165,17 @@ final class RecordAndRebuild {
         b.notBefore = now + b.wait;
         q.event(node + " refused a write (" + status + "): no rebuild onto it for "
                 + TimeUnit.NANOSECONDS.toMillis(b.wait) + " ms");
+    }
+
+    /**
+     * The node's store took a PUT: it writes again, its next refusal waits 1 s. Not a completed
+     * rebuild: a catch-up needs no PUT (REBASE, records), so a node that stays full would complete
+     * one, refuse the next PUT, and start over at 1 s, about once a second for as long as it is full.
+     */
+    void storeAccepted(String node) {
+        if (!refusedStores.isEmpty()) {
+            refusedStores.remove(node);
+        }
     }
 
     /**
@@ -222,7 +233,6 @@ final class RecordAndRebuild {
             return;
         }
         q.rebuild = null;
-        refusedStores.remove(r.target.node); // it took the whole copy: its store writes again
         q.catchUp.forget(); // caught up or rebuilt: the copy no longer lags
         r.target.sync = SyncState.SYNC;
         ReplicaOp rebase = r.rebaseOp();

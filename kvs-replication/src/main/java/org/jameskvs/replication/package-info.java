@@ -102,8 +102,8 @@
  * (then served, ALARM)</td><td>a rebuild from the intact copy</td></tr>
  * <tr><td>any member</td><td>answer with a store failure (DISK_FULL, STORAGE_ERROR)
  * ({@code RecordAndRebuild.storeRefused})</td><td>unchanged (what the answer itself means is decided as for any answer)</td>
- * <td>no rebuild onto that node for 1 s, doubling while it keeps refusing, up to 30 s; another node of the group is
- * taken meanwhile</td></tr>
+ * <td>no rebuild onto that node for 1 s, doubling while it keeps refusing, up to 30 s, until it takes a PUT;
+ * another node of the group is taken meanwhile</td></tr>
  * <tr><td>(new member)</td><td>fewer than two members, a node up and not waiting after a store failure
  * ({@code RecordAndRebuild.startRebuildIfPossible})</td>
  * <td>REBUILDING</td><td>CLEAR, record, block-wise copy from the SYNC copy while mutations go to
