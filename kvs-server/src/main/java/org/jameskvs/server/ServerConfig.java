@@ -41,7 +41,7 @@ import java.util.Properties;
  * fsync.policy               none           none | interval | batch; see QueueStore's crash contract
  * fsync.intervalMillis       100            for fsync.policy=interval
  * disk.minFreeBytes          67108864       PUTs answer DISK_FULL below this free space (64 MiB); other
- *                                           writes (DELETE, REPLACE, ...) down to half of it, so a full node drains
+ *                                           writes (DELETE, REPLACE, ...) down to half of it, so a full store drains
  * journal.maxBytes           0              PUTs answer DISK_FULL past this journal size (0 = no limit);
  *                                           other writes up to a sixteenth more
  * queue.defaultMaxMessages   10000000       per-queue message limit when OPEN says 0

@@ -91,8 +91,8 @@ class DiskFullIntakeE2ETest {
             // A copy refusing for a full disk did not take the seq: its SEQ_GAP at the next mutation is a
             // resend, never "a seq below one it answered" (a copy that lost applied data). Taken for that,
             // the only in-sync copy kept isolating the other and rebuilding it, in a loop (1,211
-            // isolations in 7 s in one run). (A node that stays full is still retried as a rebuild
-            // target at the heartbeat's pace: its OPEN answers DISK_FULL, its paths go NG, then READY.)
+            // isolations in 7 s in one run). (A node that stays full is retried as a rebuild target
+            // after a wait that doubles up to 30 s: FullDiskNodeTest.)
             assertThat(jamesLog.lines().filter(l -> l.contains("it had answered (SEQ_GAP)")).toList())
                 .as("copies taken for ones that lost applied data while the journals were full").isEmpty();
             System.out.printf("DiskFullIntakeE2ETest: %d accepted before full (%d held in James, %d deliveries deferred), first refusal"
