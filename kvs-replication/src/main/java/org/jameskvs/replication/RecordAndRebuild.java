@@ -1,5 +1,6 @@
 package org.jameskvs.replication;
 
+import org.jameskvs.protocol.Status;
 import org.jameskvs.replication.QueueReplica.Phase;
 
 import java.util.ArrayList;
@@ -9,6 +10,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -39,7 +41,7 @@ final class RecordAndRebuild {
     /** A node's wait before it is a rebuild target again: doubles at each refusal after the wait, up to 30 s. */
     private static final class StoreBackoff {
         long notBefore;
-        long wait;
+        long waitNanos;
     }
 
     RecordAndRebuild(QueueReplica q) {
@@ -98,7 +100,7 @@ final class RecordAndRebuild {
             if (!q.noTargetReported) {
                 q.noTargetReported = true;
                 q.event("no node can take a second copy" + (refusedStores.isEmpty() ? ""
-                        : " (store refused writes on " + String.join(", ", new java.util.TreeSet<>(refusedStores.keySet()))
+                        : " (store refused writes on " + String.join(", ", new TreeSet<>(refusedStores.keySet()))
                         + ": retried after a wait)") + ": writes refused");
             }
             return;
@@ -148,23 +150,23 @@ final class RecordAndRebuild {
      * then doubling to 30 s while it keeps refusing); with a third node the copy goes there instead.
      * Refusals within a wait count once. A PUT the node takes forgets it ({@link #storeAccepted}).
      */
-    void storeRefused(String node, org.jameskvs.protocol.Status status) {
+    void storeRefused(String node, Status status) {
         long now = q.core.clock.nanoTime();
         StoreBackoff b = refusedStores.get(node);
         if (b == null) {
             b = new StoreBackoff();
-            b.wait = FIRST_BACKOFF_NANOS;
+            b.waitNanos = FIRST_BACKOFF_NANOS;
             refusedStores.put(node, b);
         } else if (now - b.notBefore < 0) {
             return;
         } else if (now - b.notBefore > MAX_BACKOFF_NANOS) {
-            b.wait = FIRST_BACKOFF_NANOS; // the last refusal is long past: start over
+            b.waitNanos = FIRST_BACKOFF_NANOS; // the last refusal is long past: start over
         } else {
-            b.wait = Math.min(b.wait * 2, MAX_BACKOFF_NANOS);
+            b.waitNanos = Math.min(b.waitNanos * 2, MAX_BACKOFF_NANOS);
         }
-        b.notBefore = now + b.wait;
+        b.notBefore = now + b.waitNanos;
         q.event(node + " refused a write (" + status + "): no rebuild onto it for "
-                + TimeUnit.NANOSECONDS.toMillis(b.wait) + " ms");
+                + TimeUnit.NANOSECONDS.toMillis(b.waitNanos) + " ms");
     }
 
     /**

@@ -31,8 +31,8 @@ class FullJournalDrainsTest {
 
     @Test
     void aFullJournalTakesDeletesAndReplacesAndTakesPutsAgainOnceItsDeadFileIsGone() {
-        StoreConfig config = secondlyJournal(dir, clock).withMaxJournalBytes(LIMIT)
-                .withTuning(secondlyJournal(dir, clock).tuning().withCompaction(0, 1.0, 32L << 20));
+        StoreConfig base = secondlyJournal(dir, clock);
+        StoreConfig config = base.withMaxJournalBytes(LIMIT).withTuning(base.tuning().withCompaction(0, 1.0, 32L << 20));
         List<String> stored = new ArrayList<>();
         try (QueueStore store = QueueStore.open(config)) {
             QueueState q = store.create("q", 0, 0);
@@ -65,6 +65,32 @@ class FullJournalDrainsTest {
         }
         try (QueueStore store = QueueStore.open(config)) {
             assertThat(all(store, store.queue("q"))).as("after a restart").containsExactly("after");
+        }
+    }
+
+    /**
+     * The same rule for the file system's free space: with {@code disk.minFreeBytes} at 1.5 x what is
+     * free, a PUT is below the minimum, a DELETE and a REPLACE are above half of it (the reserve).
+     */
+    @Test
+    void belowMinFreeDiskAPutIsRefusedAndADeleteAndAReplaceAreTaken() throws Exception {
+        try (QueueStore store = QueueStore.open(StoreConfig.defaults(dir).withMinFreeDiskBytes(0))) {
+            QueueState q = store.create("q", 0, 0);
+            put(store, q, "kept", "body");
+            put(store, q, "delivered", "body");
+            assertThat(store.commit()).isEqualTo(Status.OK);
+        }
+        long free = java.nio.file.Files.getFileStore(dir).getUsableSpace();
+        try (QueueStore store = QueueStore.open(StoreConfig.defaults(dir).withMinFreeDiskBytes(free + free / 2))) {
+            QueueState q = store.queue("q");
+            assertThat(store.put(q, id("new"), 0, 0, buf(""), buf("x"))).as("a PUT below disk.minFreeBytes")
+                    .isEqualTo(Status.DISK_FULL);
+            assertThat(store.delete(q, id("delivered"))).as("a DELETE in the reserve").isEqualTo(Status.OK);
+            assertThat(store.replace(q, id("kept"), 0, 42, buf("retry 1"))).as("a REPLACE in the reserve").isEqualTo(Status.OK);
+            assertThat(store.commit()).isEqualTo(Status.OK);
+        }
+        try (QueueStore store = QueueStore.open(StoreConfig.defaults(dir).withMinFreeDiskBytes(0))) {
+            assertThat(all(store, store.queue("q"))).as("after a restart").containsExactly("kept");
         }
     }
 
