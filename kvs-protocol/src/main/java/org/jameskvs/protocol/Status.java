@@ -60,14 +60,15 @@ public enum Status {
 
     /**
      * True for the answers to a sequenced mutation that consumed its queue seq on the server: OK
-     * (applied), or a final refusal, which the server keeps as a SKIP at that seq (the mutation can
-     * never apply, so resending it would be refused the same way). Any other answer (DISK_FULL,
-     * STORAGE_ERROR, ...: the store failed) left the seq to the next mutation sent; the writer must
-     * not count it as held by that copy. The server ({@code RequestDispatcher}) and the replication
-     * client both decide with this.
+     * (applied), a final refusal (the mutation can never apply, so resending it would be refused the
+     * same way), or DISK_FULL (the store is at its limit for this mutation; one copy may be full while
+     * the other took the PUT): the server keeps each refusal as a SKIP at that seq, in the store's
+     * reserve, so the copies stay in step. Any other answer (STORAGE_ERROR, ...: the store failed, even
+     * to record a refusal) left the seq to the next mutation sent; the writer must not count it as held
+     * by that copy. The server ({@code RequestDispatcher}) and the replication client both decide with this.
      */
     public boolean takesQueueSeq() {
-        return this == OK || isFinalRefusal();
+        return this == OK || isFinalRefusal() || this == DISK_FULL;
     }
 
     /** The server's store could not write (disk full, journal over its limit, an I/O error): the node, not the request, is at fault. */

@@ -168,7 +168,9 @@
  * </pre>
  * The server applies it only when it is the queue's last seq + 1 (a write OPEN does not take a
  * seq). A refusal that is the mutation's outcome (NOT_FOUND, DUPLICATE_ID, QUEUE_FULL,
- * BAD_REQUEST) takes the seq too, so both copies stay in step. A <b>repeat</b> (seq &lt;= last) is
+ * BAD_REQUEST) takes the seq too, so both copies stay in step; so does DISK_FULL (the refusal is
+ * recorded in the store's reserve: one copy's node may be full while the other's took the PUT). A
+ * store that cannot record even that answers STORAGE_ERROR, which takes no seq. A <b>repeat</b> (seq &lt;= last) is
  * answered with the outcome of the first time, its status, transaction number and (PUT) position,
  * and applies nothing: a retry after a lost answer or a path switch is idempotent. The server keeps
  * the outcomes of a queue's latest 2,048 seqs (across restarts, from its journal); an older repeat

@@ -119,6 +119,7 @@ final class Answers {
         switch (op.purpose) {
             case CLIENT, UNDO -> {
                 if (op.kind.isMutation()) {
+                    op.answeredUnsequenced |= s.seq <= 0;
                     op.answers.put(m, r);
                     op.effective.put(m, eff);
                     op.answered(m);
@@ -207,10 +208,10 @@ final class Answers {
             // transaction number of the first time): no ambiguity, no transaction arithmetic.
             q.catchUp.answered(m, s, r);
             if (st.takesQueueSeq()) {
-                // Not for a store failure (DISK_FULL, ...): the copy did not take the seq, and its
-                // SEQ_GAP at the next mutation is then a resend of the suffix (resequence), not a
-                // copy that lost what it had applied. Counted, every copy refusing a full disk was
-                // taken for one that lost data: isolated and rebuilt in a loop (DiskFullIntakeE2ETest).
+                // Not for STORAGE_ERROR: the copy did not take the seq, and its SEQ_GAP at the next
+                // mutation is then a resend of the suffix (resequence), not a copy that lost what it
+                // had applied. Counted, such a copy would be taken for one that lost data: isolated
+                // and rebuilt in a loop. (DISK_FULL takes its seq: the server keeps it as a SKIP.)
                 m.seq = Math.max(m.seq, s.seq);
             }
             m.txn = Math.max(m.txn, r.txn());
@@ -310,6 +311,27 @@ final class Answers {
             completeAgreed(op, decided);
             return;
         }
+        if (refusedByFullStoreOnly(op) && !q.records.otherTargetAvailable()) {
+            // One copy's store is full, the other had room (nodes rarely fill at the same PUT), and no
+            // third node could take the full one's place. Both took the seq (the refusal as a SKIP),
+            // so they stay in step: the PUT fails, is hidden from readers and undone on the copy that
+            // took it (UncommittedPuts), and neither copy is isolated. Isolating the full one would
+            // leave one copy, which refuses every write, the deletes that would make room included:
+            // the queue could never drain (FullNodesDrainTest). With a third node the full copy is
+            // isolated as below and the second copy moves there, so that intake goes on.
+            Member full = null;
+            for (Map.Entry<Member, Status> e : op.effective.entrySet()) {
+                if (e.getValue() != Status.OK) {
+                    full = e.getKey();
+                }
+            }
+            q.event(full.node + " refused " + op.kind + " " + Ids.show(op.id) + " (DISK_FULL) that the other copy took: "
+                    + (op.kind == NodeOp.PUT ? "the PUT fails and is undone"
+                    : "it fails, the id is hidden until a write of it is acknowledged"));
+            op.ack.complete(Ack.failed(Status.DISK_FULL, "the store of " + full.node + " is full: "
+                    + op.answers.get(full).reason()));
+            return;
+        }
         // The copies disagree: trust a SYNC copy that applied it and rebuild the other one.
         Member okSync = null;
         for (Map.Entry<Member, Status> e : op.effective.entrySet()) {
@@ -331,6 +353,35 @@ final class Answers {
                         + " where the other copy answered otherwise");
             }
         }
+    }
+
+    /**
+     * A client PUT that one in-sync copy applied and the other refused with DISK_FULL, both at their
+     * seq (sequenced: the refusal took the seq too), nothing ambiguous: the copies stay in step once
+     * the failed PUT is undone. Also a replacing PUT (James's retry of a PUT whose outcome it did not
+     * get, a repository storing a key again): it cannot be undone (it may have replaced an acknowledged
+     * message), so its id stays hidden from this writer's readers (UncommittedPuts) until a write of
+     * it is acknowledged on both copies, which James's retry of accepted mail does once there is room.
+     */
+    private boolean refusedByFullStoreOnly(ReplicaOp op) {
+        if ((op.kind != NodeOp.PUT && op.kind != NodeOp.PUT_REPLACING) || op.purpose != ReplicaOp.Purpose.CLIENT || op.degraded || !op.ambiguous.isEmpty()
+                || op.effective.size() != 2 || op.answeredUnsequenced) {
+            return false;
+        }
+        int ok = 0;
+        int full = 0;
+        for (Map.Entry<Member, Status> e : op.effective.entrySet()) {
+            Member m = e.getKey();
+            if (!q.members.contains(m) || m.sync != SyncState.SYNC) {
+                return false;
+            }
+            if (e.getValue() == Status.OK) {
+                ok++;
+            } else if (e.getValue() == Status.DISK_FULL) {
+                full++;
+            }
+        }
+        return ok == 1 && full == 1;
     }
 
     /** Both copies' answers agree on {@code st}: the call's ack (from the copy that serves reads). */

@@ -140,6 +140,19 @@ final class RecordAndRebuild {
         q.rebuild.start();
     }
 
+    /**
+     * Whether a node that holds no copy of the queue could take one now (up, not waiting after a
+     * store failure): a copy whose store is full then moves there instead of staying a member.
+     */
+    boolean otherTargetAvailable() {
+        Set<String> excluded = new HashSet<>();
+        for (Member m : q.members) {
+            excluded.add(m.node);
+        }
+        long now = q.core.clock.nanoTime();
+        return q.core.placement.replacement(q.name, excluded, n -> usableTarget(n, now)) != null;
+    }
+
     private boolean usableTarget(String node, long now) {
         StoreBackoff b = refusedStores.get(node);
         return q.core.health(node).up() && (b == null || now - b.notBefore >= 0);

@@ -70,6 +70,8 @@ final class ReplicaOp {
      */
     long answeredSeq;
     org.jameskvs.protocol.Status answeredStatus;
+    /** A copy answered this mutation without a queue seq (a rebuild target, an unsequenced copy). */
+    boolean answeredUnsequenced;
 
     CompletableFuture<Ack> ack;
     CompletableFuture<GetResult> get;

@@ -68,7 +68,8 @@ final class UncommittedPuts {
             // the same mail, the queue mover): it is committed now, undoing it would lose it.
             failed.remove(key);
             toUndo.remove(key);
-        } else if (!appliedNowhere(outcome)) {
+        } else if (!appliedNowhere(outcome) && !(outcome == Status.DISK_FULL && !op.effective.containsValue(Status.OK))) {
+            // (Every copy's store full: applied nowhere either, and an undo would only spend their reserve.)
             failed.put(key, ++failures); // not replicated, or outcome unknown: it may be on one copy
             if (undoable(op)) {
                 toUndo.put(key, op.id);

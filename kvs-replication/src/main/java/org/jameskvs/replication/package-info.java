@@ -100,6 +100,12 @@
  * reclaims, and the open waits for the other copy's node</td></tr>
  * <tr><td>any</td><td>reopen answer flags the copy DAMAGED</td><td>NG unless it is the only SYNC copy
  * (then served, ALARM)</td><td>a rebuild from the intact copy</td></tr>
+ * <tr><td>SYNC, the other copy SYNC</td><td>a client PUT it refused with DISK_FULL (at its seq) that the
+ * other copy applied, and no third node could take a copy ({@code Answers.completeIfAnswered})</td><td>SYNC</td>
+ * <td>the PUT fails (DISK_FULL) and is undone on the copy that took it (a replacing PUT, which cannot be undone:
+ * its id hidden from the writer's readers until a write of it is acknowledged); no isolation, so the queue keeps two
+ * copies and its deletes still drain both nodes ({@code FullNodesDrainTest}). With a third node that can
+ * take a copy: NG as below, the copy moves there</td></tr>
  * <tr><td>any member</td><td>answer with a store failure (DISK_FULL, STORAGE_ERROR)
  * ({@code RecordAndRebuild.storeRefused})</td><td>unchanged (what the answer itself means is decided as for any answer)</td>
  * <td>no rebuild onto that node for 1 s, doubling while it keeps refusing, up to 30 s, until it takes a PUT;
@@ -176,8 +182,9 @@
  * the next seq, answers a repeat with the first outcome (so a retry after a path switch is never
  * ambiguous) and refuses a gap; a gap above what the copy answered is closed by sending the
  * suffix again, one below it means the copy lost mutations (NG). "Answered" counts only outcomes
- * that took the seq ({@code Status.takesQueueSeq}: applied, or refused for good); a store failure
- * (DISK_FULL, ...) leaves the seq to the resend. A write OPEN takes no seq: a
+ * that took the seq ({@code Status.takesQueueSeq}: applied, refused for good, or DISK_FULL, which the
+ * server keeps as a SKIP in its store's reserve so that a full copy stays in step with one that had
+ * room); STORAGE_ERROR leaves the seq to the resend. A write OPEN takes no seq: a
  * reopened copy must hold at least every seq it answered and at most those sent to it, else it is
  * NG. A rebuild target gets unsequenced mutations until its REBASE, then the source's seqs.
  * Unsequenced copies (older ones, rebuild targets) are still checked by transaction numbers: a copy

@@ -2,6 +2,7 @@ package org.jameskvs.replication;
 
 import org.jameskvs.server.KvsServer;
 import org.jameskvs.server.ServerConfig;
+import org.jameskvs.server.storage.StoreConfig;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
 
 /**
@@ -23,10 +25,17 @@ final class ProxiedCluster extends ClusterRig {
 
     /** {@code nodes} servers named kvs1..kvsN; {@code tune} adjusts the configuration (timings, placement). */
     ProxiedCluster(Path dir, int nodes, UnaryOperator<ReplicationConfig> tune) throws IOException, InterruptedException {
+        this(dir, nodes, tune, (name, store) -> store);
+    }
+
+    /** As above, with each node's store configured by {@code storeTune} (node name, its default store config). */
+    ProxiedCluster(Path dir, int nodes, UnaryOperator<ReplicationConfig> tune,
+                   BiFunction<String, StoreConfig, StoreConfig> storeTune) throws IOException, InterruptedException {
         List<ReplicationConfig.NodeSpec> specs = new ArrayList<>();
         for (int i = 1; i <= nodes; i++) {
             String name = "kvs" + i;
-            KvsServer s = KvsServer.start(ServerConfig.forTest(dir.resolve(name), PASSWORD));
+            ServerConfig config = ServerConfig.forTest(dir.resolve(name), PASSWORD);
+            KvsServer s = KvsServer.start(config, storeTune.apply(name, config.storeConfig()));
             servers.put(name, s);
             FreezableProxy active = new FreezableProxy(s.port());
             FreezableProxy standby = new FreezableProxy(s.port());

@@ -43,7 +43,7 @@ import java.util.Properties;
  * disk.minFreeBytes          67108864       PUTs answer DISK_FULL below this free space (64 MiB); other
  *                                           writes (DELETE, REPLACE, ...) down to half of it, so a full store drains
  * journal.maxBytes           0              PUTs answer DISK_FULL past this journal size (0 = no limit);
- *                                           other writes up to a sixteenth more
+ *                                           other writes up to an eighth more
  * queue.defaultMaxMessages   10000000       per-queue message limit when OPEN says 0
  * queue.defaultMaxBytes      8589934592     per-queue body-bytes limit when OPEN says 0 (8 GiB)
  * maintenance.intervalMillis 1000           how often compaction / file deletion / interval fsync run

@@ -80,6 +80,48 @@ class SequencedMutationServerTest {
         }
     }
 
+    /**
+     * DISK_FULL takes its seq too (a SKIP in the store's reserve): a full copy stays in step with a
+     * copy that had room, instead of leaving a gap every later mutation bounces on. A store that cannot
+     * record even the refusal answers STORAGE_ERROR and takes no seq.
+     */
+    @Test
+    void diskFullTakesItsSeqAndAStoreThatCannotRecordTheRefusalTakesNone() throws Exception {
+        server.restart(p -> {
+            p.setProperty("journal.maxBytes", String.valueOf(64 * 1024));
+            return p;
+        });
+        long full;
+        try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
+            int h = c.open("q", OpenMode.WRITE, 1);
+            long seq = 0;
+            RawClient.Response r;
+            do {
+                seq++;
+                r = put(c, h, seq, "m" + seq);
+            } while (r.status() == Status.OK && seq < 10_000);
+            assertThat(r.status()).as("the PUT past the limit").isEqualTo(Status.DISK_FULL);
+            full = seq;
+            assertThat(sizeAndSeq(c, h)).as("the refusal took seq %s", full).containsExactly(full - 1, full);
+            assertThat(put(c, h, full, "m" + full).status()).as("a repeat: the same refusal").isEqualTo(Status.DISK_FULL);
+            assertThat(delete(c, h, full + 1, "m1").status()).as("a DELETE at the next seq, in the reserve").isEqualTo(Status.OK);
+            assertThat(sizeAndSeq(c, h)).containsExactly(full - 2, full + 1);
+        }
+        server.restart(p -> {
+            p.setProperty("journal.maxBytes", "1");
+            return p;
+        });
+        try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
+            int h = c.open("q", OpenMode.WRITE, 1);
+            assertThat(put(c, h, full, "m" + full).status()).as("the refusal's outcome after a restart").isEqualTo(Status.DISK_FULL);
+            assertThat(sizeAndSeq(c, h)).as("the refusal's seq after a restart").containsExactly(full - 2, full + 1);
+            RawClient.Response none = put(c, h, full + 2, "x");
+            assertThat(none.status()).as("not even the SKIP fits").isEqualTo(Status.STORAGE_ERROR);
+            assertThat(Wire.readString(none.payload())).contains("could not even record the refusal");
+            assertThat(sizeAndSeq(c, h)).as("no seq taken").containsExactly(full - 2, full + 1);
+        }
+    }
+
     @Test
     void aGapIsRefusedWithTheLastSeqAndAppliesNothing() throws Exception {
         try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {

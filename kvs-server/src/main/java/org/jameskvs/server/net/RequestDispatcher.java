@@ -265,7 +265,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
 
     /**
      * A mutation carrying the queue seq its writer gave it (see the protocol's package doc): the
-     * next one is applied (a final refusal takes its seq too, as a SKIP), a repeat is answered with
+     * next one is applied (a final refusal or DISK_FULL takes its seq too, as a SKIP), a repeat is answered with
      * the stored outcome and applied nothing, a gap is refused with the queue's last seq.
      */
     private Status applySequenced(Channel ch, Opcode op, long seq, int handleId, int flags, QueueHandle h, ByteBuf in,
@@ -304,11 +304,18 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             server.store.keepOutcome(q, op == Opcode.PUT ? server.store.lastPutPosition() : 0);
             return s;
         }
-        if (s.isFinalRefusal()) {
+        if (s.takesQueueSeq()) {
+            // A final refusal, or DISK_FULL: the SKIP goes into the store's reserve (Journal.checkSpace),
+            // so a full node stays in step with the other copy (which may have had room for this PUT)
+            // instead of leaving a gap that every later mutation would bounce on.
             Status skipped = server.store.skip(q, op, s);
-            return skipped == Status.OK ? s : skipped;
+            if (skipped == Status.OK) {
+                return s;
+            }
+            errorReason = "refused (" + s + ") and could not even record the refusal: " + server.store.lastError();
+            return Status.STORAGE_ERROR; // the seq is not taken: the writer resends from it
         }
-        return s; // the store failed (disk full, ...): the seq is not taken
+        return s; // the store failed (an I/O error, ...): the seq is not taken
     }
 
     /**

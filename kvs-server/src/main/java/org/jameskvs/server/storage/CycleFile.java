@@ -19,6 +19,11 @@ final class CycleFile {
     long liveBytes;
     /** File offset just past our last record: the bytes of the file actually used. */
     long end;
+    /**
+     * Where the file's first write ended: Chronicle's header and index (hundreds of KiB) plus that
+     * write. Counted in the journal's bytes like the rest; the reserve grows by the newest file's.
+     */
+    long headerBytes;
     boolean dirty;
     private FileChannel channel;
     private MappedReadWindow window;

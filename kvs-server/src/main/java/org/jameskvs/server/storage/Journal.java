@@ -171,6 +171,9 @@ final class Journal implements AutoCloseable {
 
     void addUsed(CycleFile f, long newEnd) {
         if (newEnd > f.end) {
+            if (f.end == 0) {
+                f.headerBytes = newEnd;
+            }
             usedBytes += newEnd - f.end;
             f.end = newEnd;
         }
@@ -224,13 +227,21 @@ final class Journal implements AutoCloseable {
      * @return the record's location
      */
     long append(ByteBuf header, ByteBuf a, ByteBuf b, ByteBuf c) throws JournalException {
+        return append(header, a, b, c, header.getByte(TYPE) == TYPE_PUT);
+    }
+
+    /**
+     * {@link #append(ByteBuf, ByteBuf, ByteBuf, ByteBuf)}, saying whether the record is growth (a PUT of
+     * mail: it stops at the limits, see {@link #checkSpace}) or may use the reserve.
+     */
+    long append(ByteBuf header, ByteBuf a, ByteBuf b, ByteBuf c, boolean growth) throws JournalException {
         long length = (long) header.readableBytes() + RecordBytes.readable(a) + RecordBytes.readable(b)
                 + RecordBytes.readable(c);
         if (length > maxRecordBytes()) {
             throw new JournalException(Status.BAD_REQUEST, "record of " + length + " bytes exceeds the journal's "
                     + maxRecordBytes(), null);
         }
-        checkSpace(length, header.getByte(TYPE) == TYPE_PUT);
+        checkSpace(length, growth);
         header.setInt(LENGTH, (int) length);
         crc.reset();
         crc.update(header.array(), header.arrayOffset() + 4, header.readableBytes() - 4);
@@ -375,17 +386,23 @@ final class Journal implements AutoCloseable {
     /**
      * DISK_FULL before writing, rather than a fault on the mapped file (SIGBUS) half-way through.
      *
-     * <p>Only a PUT ({@code growth}) stops at the limits ({@code journal.maxBytes}, {@code
-     * disk.minFreeBytes}). Every other record (DELETE, REPLACE, CLEAR, the compactor's COPY and
-     * checkpoints, the writer's lease records) may go on into a reserve past them: a sixteenth of
-     * {@code journal.maxBytes} beyond it, and down to half of {@code disk.minFreeBytes}. Those records
+     * <p>Only a PUT of mail ({@code growth}) stops at the limits ({@code journal.maxBytes}, {@code
+     * disk.minFreeBytes}). Every other record (DELETE, REPLACE, CLEAR, the SKIP of a refused sequenced
+     * mutation, the compactor's COPY and checkpoints, a PUT of a system record: the replicating writer's
+     * lease and membership record) may go on into a reserve past them: an eighth of
+     * {@code journal.maxBytes} beyond it (plus the newest file's header), and down to half of
+     * {@code disk.minFreeBytes}. Those records
      * are what makes room (a delivered mail's DELETE lets its file die, compaction moves the survivors
      * forward) or keep the queue's owner alive; refused like PUTs, a full node could never drain
      * without a restart on more space.
      */
     private void checkSpace(long length, boolean growth) throws JournalException {
         long max = config.maxJournalBytes();
-        long limit = growth ? max : max + max / 16;
+        CycleFile newest = growth ? null : newest();
+        // The reserve, plus the newest file's header: a file that begins while the journal is at its
+        // limit (the roll cycle's next file) would otherwise take the whole reserve for its header and
+        // refuse the very deletes that let the older files go (FullNodesDrainTest).
+        long limit = growth ? max : max + max / 8 + (newest == null ? 0 : newest.headerBytes);
         if (max > 0 && usedBytes + length > limit) {
             throw new JournalException(Status.DISK_FULL, "journal holds " + usedBytes + " bytes, limit " + limit
                     + (growth ? "" : " (journal.maxBytes and its reserve)"), null);

@@ -67,7 +67,7 @@ import org.jameskvs.protocol.MessageRecordDescriptor;
  * before); a rebuild's copy PUTs carry the source's positions. So two copies with the same history
  * give a message the same position, and the positions in the records replay unchanged.
  * <h2>SKIP</h2> 20 i64 seq, 28 u8 type of the refused mutation, 29 u16 status: a sequenced
- * mutation the store refused (NOT_FOUND, DUPLICATE_ID, ...) still takes its seq, so the copies'
+ * mutation the store refused (NOT_FOUND, DUPLICATE_ID, ..., DISK_FULL) still takes its seq, so the copies'
  * sequences stay in step; the refusal is folded into the digest (txn unchanged).
  * <h2>COMMIT</h2> 20 i64 committed seq: the queue's commit point as its writer declared it (flag
  * 0x0008 or the COMMIT request), written when it rises (txn unchanged: not a mutation). The latest

@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 
 import org.jameskvs.protocol.MessageRecord;
 import org.jameskvs.protocol.MessageRecordDescriptor;
+import org.jameskvs.protocol.ReservedIds;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -57,7 +58,9 @@ final class JournalRecords {
         MessageRecord.writeHead(h, position, id, priority, notBefore, state.readableBytes());
         ByteBuf m = journal.mid();
         MessageRecord.writeBodyLength(m, body.readableBytes());
-        return journal.append(h, state, m, body);
+        // A system record (the replicating writer's lease record, rewritten every few seconds) is not
+        // mail: refused at the limit, a full node's copy would be isolated for it.
+        return journal.append(h, state, m, body, !ReservedIds.isReserved(id));
     }
 
     long delete(int qid, long txn, long position, byte[] id) throws JournalException {

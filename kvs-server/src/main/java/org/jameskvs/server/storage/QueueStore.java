@@ -512,8 +512,9 @@ public final class QueueStore implements AutoCloseable {
 
     /**
      * A sequenced mutation (the queue's next seq) that the store refused for good (NOT_FOUND,
-     * DUPLICATE_ID, QUEUE_FULL, BAD_REQUEST): it takes its seq all the same, journaled as a SKIP
-     * record, so both copies of a queue stay in step and a repeat gets the same refusal.
+     * DUPLICATE_ID, QUEUE_FULL, BAD_REQUEST) or for its limits (DISK_FULL): it takes its seq all the
+     * same, journaled as a SKIP record (which may use the reserve past the limits), so both copies of a
+     * queue stay in step and a repeat gets the same refusal.
      *
      * @return OK, or the journal's failure (then the seq is not taken)
      */

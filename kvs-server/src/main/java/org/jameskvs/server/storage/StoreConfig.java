@@ -11,7 +11,7 @@ import java.nio.file.Path;
  * @param minFreeDiskBytes     PUTs are refused with DISK_FULL below this much free space, other records
  *                             below half of it; default 64 MiB
  * @param maxJournalBytes      PUTs are refused with DISK_FULL once the journal is this big, other records
- *                             a sixteenth past it (0 = no limit)
+ *                             an eighth past it (0 = no limit)
  * @param defaultMaxMessages   per-queue limit when OPEN says 0; default 10,000,000
  * @param defaultMaxBytes      per-queue limit when OPEN says 0; default 8 GiB
  * @param tuning               roll cycle, clock and compaction knobs ({@link JournalTuning#defaults()})
