@@ -103,6 +103,16 @@ public interface KvsQueue extends AutoCloseable {
     }
 
     /**
+     * Conditional REBASE: the copy takes {@code digest} only if it is at exactly ({@code lastSeq},
+     * {@code expectedDigest}) (NOT_FOUND otherwise; OK when it already has {@code digest} at that seq).
+     * Only a single server's queue has it; others answer {@code UNKNOWN_OPCODE}.
+     */
+    default CompletableFuture<Ack> rebaseIfAt(long lastSeq, long expectedDigest, long digest) {
+        return CompletableFuture.completedFuture(Ack.failed(org.jameskvs.protocol.Status.UNKNOWN_OPCODE,
+                "REBASE is for one server's copy of a queue"));
+    }
+
+    /**
      * PUT at a given position (&gt;= 1), unsequenced: a rebuild copying its source's message with
      * its position ({@code replacing}: the replacing PUT). Only a single server's queue has it;
      * others answer {@code UNKNOWN_OPCODE}.

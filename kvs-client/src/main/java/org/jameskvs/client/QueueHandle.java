@@ -199,6 +199,12 @@ final class QueueHandle implements KvsQueue {
     }
 
     @Override
+    public CompletableFuture<Ack> rebaseIfAt(long lastSeq, long expectedDigest, long digest) {
+        return call(Opcode.REBASE, HEADER_HINT, (out, seq, h) -> Requests.rebaseIfAt(out, seq, h, lastSeq, expectedDigest,
+                digest), ResultDecoders.ACK);
+    }
+
+    @Override
     public CompletableFuture<Ack> putAt(long position, boolean replacing, byte[] id, int priority, long notBefore,
                                         byte[] state, byte[] body) {
         String bad = checkId(id) != null ? checkId(id) : checkPriority(priority);

@@ -50,6 +50,16 @@ public final class RequestDescriptor {
      */
     public static final int FLAG_UNCOMMITTED = 0x0010;
 
+    /**
+     * REBASE flag: a conditional REBASE. After {@code i64 seq, i64 digest, i64 next position (0: keep)}
+     * comes {@code i64 expected digest}: the copy takes the new digest only if it is at exactly that seq
+     * with the expected digest (OK too when it is already at the seq with the new digest: a repeat);
+     * otherwise NOT_FOUND, nothing changed. The writer aligns two copies whose live content it knows
+     * to be equal while their digests differ by refusals one copy alone made (DISK_FULL), checking at
+     * the same time that the copy holds exactly the history the writer computed for it.
+     */
+    public static final int FLAG_IF_AT = 0x0020;
+
     private RequestDescriptor() {
     }
 }

@@ -62,6 +62,11 @@ public final class Requests {
         RebaseCodec.writeRequest(out, seq, handle, lastSeq, digest, nextPosition);
     }
 
+    /** Conditional REBASE ({@link RequestDescriptor#FLAG_IF_AT}). */
+    public static void rebaseIfAt(ByteBuf out, long seq, int handle, long lastSeq, long expectedDigest, long digest) {
+        RebaseCodec.writeIfAt(out, seq, handle, lastSeq, expectedDigest, digest);
+    }
+
     /** PUT with its queue seq; {@code flags} may add {@link RequestDescriptor#FLAG_REPLACE_EXISTING}. */
     public static void putSequenced(ByteBuf out, long seq, int handle, int flags, long queueSeq, byte[] id, int priority,
                                     long notBefore, byte[] state, byte[] body) {

@@ -153,7 +153,12 @@
  * stream at the point where the rebuild's copying ended), so the two compare equal from then on.
  * It does not change the transaction number. Its optional third field is the source's next
  * position at that point: the rebuilt copy gives its next PUT the position the source gives it
- * (absent, from writers before it: the copy keeps its own).
+ * (absent, from writers before it: the copy keeps its own). With flag 0x0020 ({@code
+ * RequestDescriptor.FLAG_IF_AT}) REBASE is conditional: a fourth field, the expected digest, and the
+ * copy takes the new digest only if it is at exactly that seq with that digest (NOT_FOUND otherwise,
+ * nothing changed; OK when it already has the new one). The writer uses it to align two copies that
+ * hold the same live messages but whose digests differ by refusals only one of them made (a full
+ * store's DISK_FULL to a PUT the other copy took, once that PUT is undone).
  *
  * <h3>Sequenced mutations (flag 0x0002)</h3>
  * The queue's one writer (the replication layer) numbers every mutation it sends, PUT, DELETE,

@@ -178,6 +178,7 @@ final class Answers {
                 }
             }
             case SOURCE_CHECK -> q.records.onSourceCheck(m, op, r);
+            case ALIGN -> q.catchUp.onAligned(m, op, r);
             case COPY_READ -> {
                 if (q.rebuild != null && op.rebuild == q.rebuild) {
                     q.rebuild.onBlock(r);
@@ -328,6 +329,7 @@ final class Answers {
             q.event(full.node + " refused " + op.kind + " " + Ids.show(op.id) + " (DISK_FULL) that the other copy took: "
                     + (op.kind == NodeOp.PUT ? "the PUT fails and is undone"
                     : "it fails, the id is hidden until a write of it is acknowledged"));
+            q.digestsApart = true;
             op.ack.complete(Ack.failed(Status.DISK_FULL, "the store of " + full.node + " is full: "
                     + op.answers.get(full).reason()));
             return;

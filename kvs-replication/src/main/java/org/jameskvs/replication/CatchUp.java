@@ -71,6 +71,71 @@ final class CatchUp {
         }
     }
 
+    // ------------------------------------------------------------------ aligning the digests after a full store's refusals
+
+    /**
+     * Two in-sync copies hold the same live messages but their digests differ: one refused a PUT (or
+     * replacing PUT) for its full store that the other took, and that PUT is now undone (nothing left
+     * in {@link UncommittedPuts}). Left apart, the next open would take them for different and rebuild
+     * one in full, onto a node that may still be full. So once the queue is quiet (every mutation
+     * sent to both answered, nothing held, parked or rebuilding) and the writer knows both digests at
+     * the same seq, the copy that is not read from takes the other's digest with a conditional REBASE
+     * that checks it is at exactly the (seq, digest) the writer computed for it: a copy that lost or
+     * gained anything is not aligned (then the next open compares them and rebuilds as before).
+     */
+    void alignIfQuiet() {
+        if (q.alignOp != null && !q.members.contains(q.alignTarget)) {
+            q.alignOp = null; // its copy was dropped before it answered: the next open compares the copies
+            q.digestsApart = false;
+        }
+        if (!q.digestsApart || q.alignOp != null || q.phase != QueueReplica.Phase.READY || q.opening != null
+                || q.rebuild != null || q.members.size() != 2 || !q.parked.isEmpty() || !q.uncommitted.isEmpty()) {
+            return;
+        }
+        for (Member m : q.members) {
+            if (m.sync != SyncState.SYNC || m.lost || !m.open || !m.digestKnown || !m.inflight.isEmpty()
+                    || !m.backlog.isEmpty() || !m.held.isEmpty() || m.seq != m.sentSeq) {
+                return;
+            }
+        }
+        Member a = q.members.get(0);
+        Member b = q.members.get(1);
+        if (a.seq != b.seq) {
+            return;
+        }
+        if (a.digest == b.digest) {
+            q.digestsApart = false;
+            return;
+        }
+        Member target = b == q.readCopy ? a : b;
+        Member source = target == a ? b : a;
+        ReplicaOp op = new ReplicaOp(NodeOp.ALIGN, ReplicaOp.Purpose.ALIGN, q.core.clock.nanoTime());
+        op.fromPosition = target.seq;
+        op.position = target.digest;
+        op.readyBefore = source.digest;
+        q.alignOp = op;
+        q.alignTarget = target;
+        q.sending.sendTo(target, op, false);
+    }
+
+    /** The conditional REBASE's answer: aligned, or left apart (the next open decides by content). */
+    void onAligned(Member m, ReplicaOp op, NodeResponse r) {
+        if (op != q.alignOp) {
+            return;
+        }
+        q.alignOp = null;
+        q.digestsApart = false;
+        if (r.isOk()) {
+            m.digest = op.readyBefore;
+            q.event(m.node + " takes the other copy's digest at seq " + op.fromPosition
+                    + ": equal content after its full store's refusals");
+        } else {
+            m.digestKnown = false;
+            q.event(m.node + " not aligned at seq " + op.fromPosition + " (" + r.status() + " " + r.reason()
+                    + "): the next open compares the copies");
+        }
+    }
+
     // ------------------------------------------------------------------ the log
 
     /** {@code gone} leaves (isolated for its silence) while {@code survivor} stays in sync: the log starts. */

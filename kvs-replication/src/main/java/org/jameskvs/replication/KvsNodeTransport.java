@@ -209,6 +209,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
             case CLEAR -> q.clear().thenAccept(a -> answer(ack(tok, a)));
             case COMMIT -> q.commit(r.fromPosition()).thenAccept(a -> answer(ack(tok, a)));
             case REBASE -> q.rebase(r.fromPosition(), r.readyBefore(), r.position()).thenAccept(a -> answer(ack(tok, a)));
+            case ALIGN -> q.rebaseIfAt(r.fromPosition(), r.position(), r.readyBefore()).thenAccept(a -> answer(ack(tok, a)));
             case GET -> q.get(r.id()).thenAccept((GetResult g) -> answer(new NodeResponse(tok, g.status(), g.txn(), 0,
                     g.reason(), 0, 0, g, null, null)));
             case READ -> q.read(r.fromPosition(), r.maxCount(), r.maxBytes(), r.readyBefore()).thenAccept((ReadResult rr) ->

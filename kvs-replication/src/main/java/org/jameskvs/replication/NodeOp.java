@@ -6,6 +6,11 @@ public enum NodeOp {
     DELETE, REPLACE, CLEAR, GET, READ, STAT, PING,
     /** end of a rebuild: the target takes over the source's seq and digest (fromPosition = seq, readyBefore = digest) */
     REBASE,
+    /**
+     * a conditional REBASE aligning a copy's digest with the other copy's (equal content, digests apart by
+     * a full store's refusals): fromPosition = seq, position = the digest the copy must have, readyBefore = the new one
+     */
+    ALIGN,
     /** the writer's commit point, when no mutation carries it (fromPosition = the committed seq) */
     COMMIT,
     /** READ of a copy as it is, past the queue's commit point (an operator's export: every message a copy holds) */

@@ -156,6 +156,14 @@ public final class QueueReplica {
     final NodeEvents nodeEvents = new NodeEvents(this);
     /** Mutations since a copy left, for its catch-up when it comes back ({@link CatchUp}); null: none kept. */
     SeqLog seqLog;
+    /**
+     * A copy refused a PUT for its full store that the other copy took ({@code Answers}): their digests
+     * differ from there on, though their content is equal once the PUT is undone; {@link CatchUp#alignIfQuiet}
+     * aligns them. {@code alignOp}: the alignment in flight, to {@code alignTarget}.
+     */
+    boolean digestsApart;
+    ReplicaOp alignOp;
+    Member alignTarget;
 
     QueueReplica(ReplicationCore core, String name, String owner) {
         this.core = core;

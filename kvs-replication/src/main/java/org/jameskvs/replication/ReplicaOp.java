@@ -39,7 +39,12 @@ final class ReplicaOp {
          * DELETE undoing a client PUT that failed and may have been applied on a copy (see
          * {@link UncommittedPuts}): a sequenced mutation like a client one, NOT_FOUND counting as done
          */
-        UNDO
+        UNDO,
+        /**
+         * conditional REBASE: a copy takes the other copy's digest at the same seq, their content being
+         * equal (see {@code CatchUp#alignIfQuiet})
+         */
+        ALIGN
     }
 
     final NodeOp kind;

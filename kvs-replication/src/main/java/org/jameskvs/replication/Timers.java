@@ -47,6 +47,7 @@ final class Timers {
             failParked(false, now, "tick");
         }
         undoFailedPuts();
+        q.catchUp.alignIfQuiet();
         q.commitPoint.tick();
         if (q.phase == Phase.READY && now - q.lastRenewAt >= q.core.config.leaseRenew().toNanos()) {
             q.lastRenewAt = now;

@@ -106,6 +106,11 @@
  * its id hidden from the writer's readers until a write of it is acknowledged); no isolation, so the queue keeps two
  * copies and its deletes still drain both nodes ({@code FullNodesDrainTest}). With a third node that can
  * take a copy: NG as below, the copy moves there</td></tr>
+ * <tr><td>SYNC, both copies</td><td>tick, digests apart after such refusals, the queue quiet (every mutation
+ * answered on both, nothing failed left to undo, nothing parked or rebuilding), both digests known at the
+ * same seq ({@code CatchUp.alignIfQuiet})</td><td>SYNC</td><td>conditional REBASE (ALIGN): the copy not read
+ * from takes the other's digest if it is at exactly the (seq, digest) the writer computed for it; refused:
+ * its digest no longer followed, the next open compares the copies ({@code CatchUp.onAligned})</td></tr>
  * <tr><td>any member</td><td>answer with a store failure (DISK_FULL, STORAGE_ERROR)
  * ({@code RecordAndRebuild.storeRefused})</td><td>unchanged (what the answer itself means is decided as for any answer)</td>
  * <td>no rebuild onto that node for 1 s, doubling while it keeps refusing, up to 30 s, until it takes a PUT;
@@ -170,7 +175,8 @@
  * Timers ({@code Timers.tick}, every {@code tickMillis}): request and OPEN timeouts (above; per member,
  * {@code Timers.checkMember}, for the members that are still members when their turn comes), parked mutations
  * failing when no rebuild progresses for 5 request timeouts, the lease renewal (a record write every
- * {@code leaseRenew}), the undo of failed PUTs, the COMMIT of an idle queue's commit point.
+ * {@code leaseRenew}), the undo of failed PUTs, the alignment of digests apart after a full store's
+ * refusals, the COMMIT of an idle queue's commit point.
  *
  * <h2>Guarantees</h2>
  * <ul>

@@ -65,6 +65,7 @@ public final class NodeWireCodec {
             case REPLACE -> Requests.replace(out, seq, handle, r.id(), r.priority(), r.notBefore(), st);
             case CLEAR -> Requests.empty(out, Opcode.CLEAR, seq, handle);
             case REBASE -> Requests.rebase(out, seq, handle, r.fromPosition(), r.readyBefore(), r.position());
+            case ALIGN -> Requests.rebaseIfAt(out, seq, handle, r.fromPosition(), r.position(), r.readyBefore());
             case COMMIT -> Requests.commit(out, seq, handle, r.fromPosition());
             case GET -> Requests.get(out, seq, handle, r.id());
             case READ -> Requests.read(out, seq, handle, r.fromPosition(), r.maxCount(), r.maxBytes(), r.readyBefore());

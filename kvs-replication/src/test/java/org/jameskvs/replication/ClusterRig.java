@@ -38,6 +38,16 @@ abstract class ClusterRig implements AutoCloseable {
     protected final void startOpener(List<ReplicationConfig.NodeSpec> nodes, UnaryOperator<ReplicationConfig> tune)
             throws InterruptedException {
         config = tune.apply(ReplicationConfig.of(nodes, "james", PASSWORD));
+        startAdapter();
+    }
+
+    /** The adapter stops and a new one starts on the same configuration (James restarted); its events follow in {@link #events}. */
+    void restartOpener() throws InterruptedException {
+        opener.close();
+        startAdapter();
+    }
+
+    private void startAdapter() throws InterruptedException {
         opener = ReplicatedQueueOpener.start(config);
         opener.listen(e -> {
             synchronized (events) { // the time first: an index in events always has its time
@@ -45,9 +55,9 @@ abstract class ClusterRig implements AutoCloseable {
                 events.add(e);
             }
         });
-        if (!opener.awaitConnected(nodes.size(), Duration.ofSeconds(60))) {
+        if (!opener.awaitConnected(config.nodes().size(), Duration.ofSeconds(60))) {
             close();
-            throw new AssertionError("the adapter did not connect to " + nodes.size() + " nodes");
+            throw new AssertionError("the adapter did not connect to " + config.nodes().size() + " nodes");
         }
     }
 

@@ -3,7 +3,11 @@ package org.jameskvs.replication;
 import net.openhft.chronicle.core.time.SetTimeProvider;
 import net.openhft.chronicle.queue.rollcycles.TestRollCycles;
 import org.jameskvs.client.Ack;
+import org.jameskvs.client.KvsClient;
+import org.jameskvs.client.KvsClientConfig;
 import org.jameskvs.client.KvsQueue;
+import org.jameskvs.client.OpenOptions;
+import org.jameskvs.client.QueueStat;
 import org.jameskvs.protocol.Status;
 import org.jameskvs.server.storage.JournalTuning;
 import org.junit.jupiter.api.Test;
@@ -30,7 +34,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  *   <li>every acknowledged PUT on both copies, once, in order; no refused one on either;</li>
  *   <li>every acknowledged message deleted through the writer while the journals are full;</li>
  *   <li>PUTs taken again once the journals' dead files are gone, on both copies (no restart), at the
- *       same positions on both (the refusals left no seq gap).</li>
+ *       same positions on both (the refusals left no seq gap);</li>
+ *   <li>the copies' digests aligned once the queue is quiet: the same (seq, digest) on both, so a
+ *       restarted writer's open keeps both (no rebuild).</li>
  * </ul>
  */
 class FullNodesDrainTest extends ClusterRigTest<ProxiedCluster> {
@@ -142,12 +148,58 @@ class FullNodesDrainTest extends ClusterRigTest<ProxiedCluster> {
         assertThat(cluster.eventsMatching(mark, e -> e.contains(" answered SEQ_GAP "))).as("seq gaps").isEmpty();
         assertThat(cluster.positionsOnCopy("kvs1", q)).as("positions on kvs1 and kvs2")
                 .containsExactlyEntriesOf(cluster.positionsOnCopy("kvs2", q));
+        // Equal content, and equal digests again: once the queue is quiet the writer aligned the copy
+        // whose digest counts the refusals (a conditional REBASE), so the next open keeps both copies
+        // instead of taking them for different and rebuilding one, onto a node that may still be full.
+        cluster.awaitEvent(mark, e -> e.startsWith(q + ": ") && e.contains(" takes the other copy's digest at seq "), WAIT,
+                "the copies' digests aligned");
+        long[] checks = awaitSameSeqAndDigest(q);
+        System.out.println("FullNodesDrainTest: both copies at seq " + checks[0] + " with digest " + checks[1]);
+
+        // James restarts: its new adapter reclaims the queue and keeps both copies as they are.
+        int reopened = cluster.events.size();
+        cluster.restartOpener();
+        writer = cluster.openWriter(q, "james-a");
+        assertThat(cluster.awaitTwoSyncCopies(q, WAIT)).containsExactlyInAnyOrder("kvs1", "kvs2");
+        assertThat(ClusterRig.readAll(writer)).as("what the restarted writer reads").containsExactlyElementsOf(
+                after.ids(q));
+        assertThat(cluster.eventsMatching(reopened, e -> e.startsWith(q + ": isolate ") || e.startsWith(q + ": rebuild ")
+                || e.contains("copies differ"))).as("the restarted writer kept both copies").isEmpty();
         for (String node : List.of("kvs1", "kvs2")) {
             PutLedger.Check c = after.check("after the drain, copy on " + node, q, cluster.readCopy(node, q));
             assertThat(c.acknowledged()).isEqualTo(201);
             assertThat(c.lost()).isZero();
             assertThat(c.duplicated()).isZero();
             assertThat(c.orderBreaks()).isZero();
+        }
+    }
+
+    /**
+     * Waits (bounded) until both copies answer the same (last seq, digest), what the next open compares
+     * them by (the writer's lease record moves both seqs now and then: read again until they meet).
+     */
+    private long[] awaitSameSeqAndDigest(String q) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        List<String> seen = new ArrayList<>();
+        while (true) {
+            QueueStat one = stat("kvs1", q);
+            QueueStat two = stat("kvs2", q);
+            if (one.lastSeq() == two.lastSeq() && one.digest() == two.digest()) {
+                return new long[] {one.lastSeq(), one.digest()};
+            }
+            seen.add("kvs1 " + one.lastSeq() + "/" + one.digest() + " kvs2 " + two.lastSeq() + "/" + two.digest());
+            assertThat(System.nanoTime()).as("the copies at the same seq and digest; seen %s", seen.subList(
+                    Math.max(0, seen.size() - 5), seen.size())).isLessThan(deadline);
+            Thread.sleep(100);
+        }
+    }
+
+    private QueueStat stat(String node, String q) {
+        try (KvsClient c = KvsClient.connect(KvsClientConfig.builder().host("127.0.0.1").port(cluster.serverPort(node))
+                .credentials("james", ClusterRig.PASSWORD).build())) {
+            QueueStat s = c.open(q, OpenOptions.reader()).join().orThrow().stat().join();
+            assertThat(s.status()).isEqualTo(Status.OK);
+            return s;
         }
     }
 

@@ -48,7 +48,8 @@ final class PutLedger {
         return a != null && a.isOk();
     }
 
-    private List<String> ids(String queue) {
+    /** The ids issued to {@code queue}, in issue order. */
+    List<String> ids(String queue) {
         List<String> ids = issued.getOrDefault(queue, List.of());
         synchronized (ids) {
             return List.copyOf(ids);

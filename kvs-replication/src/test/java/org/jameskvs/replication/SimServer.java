@@ -315,6 +315,22 @@ final class SimServer implements SimNode {
                 }
                 return NodeResponse.of(tok, Status.OK, q.txn, 0, null);
             }
+            case ALIGN -> {
+                if (!h.write) {
+                    return err(tok, Status.READ_ONLY, q);
+                }
+                if (h.epoch < q.epoch) {
+                    return err(tok, Status.STALE_EPOCH, q);
+                }
+                if (q.seq == r.fromPosition() && q.digest == r.readyBefore()) {
+                    return NodeResponse.of(tok, Status.OK, q.txn, 0, null);
+                }
+                if (q.seq != r.fromPosition() || q.digest != r.position()) {
+                    return err(tok, Status.NOT_FOUND, q);
+                }
+                q.digest = r.readyBefore(); // as the real store: only the digest changes
+                return NodeResponse.of(tok, Status.OK, q.txn, 0, null);
+            }
             case REBASE -> {
                 if (!h.write) {
                     return err(tok, Status.READ_ONLY, q);

@@ -122,6 +122,48 @@ class SequencedMutationServerTest {
         }
     }
 
+    /** STAT's last seq and digest. */
+    private static long[] seqAndDigest(RawClient c, int h) throws Exception {
+        ByteBuf p = c.simple(Opcode.STAT, h).payload();
+        p.skipBytes(6 * 8);
+        Wire.readString(p);
+        p.readUnsignedByte();
+        return new long[] {p.readLong(), p.readLong()};
+    }
+
+    /**
+     * A conditional REBASE (flag 0x0020) changes the digest only of a copy at exactly the expected
+     * (seq, digest): another digest or another seq gets NOT_FOUND and changes nothing; a repeat once
+     * aligned is OK; the new digest is kept across a restart.
+     */
+    @Test
+    void aConditionalRebaseAlignsOnlyACopyAtTheExpectedSeqAndDigest() throws Exception {
+        long aligned = 0x5EED_0000_0000_0001L;
+        try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
+            int h = c.open("q", OpenMode.WRITE, 1);
+            assertThat(put(c, h, 1, "a").status()).isEqualTo(Status.OK);
+            long[] at = seqAndDigest(c, h);
+            assertThat(at[0]).isEqualTo(1);
+
+            RawClient.Response otherDigest = c.call(buf -> Requests.rebaseIfAt(buf, c.nextSeq(), h, 1, at[1] + 1, aligned));
+            assertThat(otherDigest.status()).isEqualTo(Status.NOT_FOUND);
+            assertThat(Wire.readString(otherDigest.payload())).contains("not at seq 1");
+            RawClient.Response otherSeq = c.call(buf -> Requests.rebaseIfAt(buf, c.nextSeq(), h, 2, at[1], aligned));
+            assertThat(otherSeq.status()).isEqualTo(Status.NOT_FOUND);
+            assertThat(seqAndDigest(c, h)).as("refused: nothing changed").containsExactly(at);
+
+            assertThat(c.call(buf -> Requests.rebaseIfAt(buf, c.nextSeq(), h, 1, at[1], aligned)).status()).isEqualTo(Status.OK);
+            assertThat(seqAndDigest(c, h)).containsExactly(1, aligned);
+            assertThat(c.call(buf -> Requests.rebaseIfAt(buf, c.nextSeq(), h, 1, at[1], aligned)).status())
+                    .as("a repeat once aligned").isEqualTo(Status.OK);
+        }
+        server.restart();
+        try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {
+            int h = c.open("q", OpenMode.WRITE, 1);
+            assertThat(seqAndDigest(c, h)).as("after a restart").containsExactly(1, aligned);
+        }
+    }
+
     @Test
     void aGapIsRefusedWithTheLastSeqAndAppliesNothing() throws Exception {
         try (RawClient c = RawClient.authenticated(server.port(), PASSWORD)) {

@@ -399,7 +399,17 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                 return Status.OK;
             }
             case REBASE -> {
-                RebaseCodec r = rebaseRequest.wrap(in);
+                RebaseCodec r = rebaseRequest.wrap(in, flags);
+                if (r.conditional()) {
+                    if (q.lastSeq() == r.lastSeq() && q.digest() == r.digest()) {
+                        return okIfOk(Status.OK, op, seq, q, out); // a repeat: already aligned
+                    }
+                    if (q.lastSeq() != r.lastSeq() || q.digest() != r.expectedDigest()) {
+                        errorReason = "the copy is at seq " + q.lastSeq() + " digest " + q.digest() + ", not at seq "
+                                + r.lastSeq() + " digest " + r.expectedDigest();
+                        return Status.NOT_FOUND;
+                    }
+                }
                 return okIfOk(server.store.rebase(q, r.lastSeq(), r.digest(), r.nextPosition()), op, seq, q, out);
             }
             case CLEAR -> {
