@@ -68,8 +68,7 @@ final class UncommittedPuts {
             // the same mail, the queue mover): it is committed now, undoing it would lose it.
             failed.remove(key);
             toUndo.remove(key);
-        } else if (!appliedNowhere(outcome) && !(outcome == Status.DISK_FULL && !op.effective.containsValue(Status.OK))) {
-            // (Every copy's store full: applied nowhere either, and an undo would only spend their reserve.)
+        } else if (!appliedNowhere(op, outcome)) {
             failed.put(key, ++failures); // not replicated, or outcome unknown: it may be on one copy
             if (undoable(op)) {
                 toUndo.put(key, op.id);
@@ -91,10 +90,13 @@ final class UncommittedPuts {
 
     /**
      * A refusal both copies gave (the PUT took effect nowhere): a live message with the id, if any,
-     * is another PUT's and stays visible.
+     * is another PUT's and stays visible. DISK_FULL counts when no copy applied the PUT (every copy's
+     * store full; an undo would only spend their reserve); one copy's DISK_FULL while the other applied
+     * it fails the PUT all the same (see {@code Answers}), and that PUT is to be undone.
      */
-    private static boolean appliedNowhere(Status s) {
-        return s == Status.DUPLICATE_ID || s == Status.QUEUE_FULL || s == Status.BAD_REQUEST || s == Status.NOT_FOUND;
+    private static boolean appliedNowhere(ReplicaOp op, Status s) {
+        return s == Status.DUPLICATE_ID || s == Status.QUEUE_FULL || s == Status.BAD_REQUEST || s == Status.NOT_FOUND
+                || s == Status.DISK_FULL && !op.effective.containsValue(Status.OK);
     }
 
     /** A client DELETE of the id was acknowledged: the message is gone from both copies. */

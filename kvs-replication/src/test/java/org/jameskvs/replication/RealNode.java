@@ -106,6 +106,13 @@ final class RealNode implements SimNode {
             }
             store = new EmbeddedServer(dir, BLOCK_BYTES);
         }
+
+        /** Restarts with its data, its journal limit at what the journal holds now (full) or none. */
+        void restartStoreFull(boolean full) {
+            long holds = store.store().journalUsedBytes();
+            store.close();
+            store = new EmbeddedServer(dir, BLOCK_BYTES, full ? Math.max(1, holds) : 0);
+        }
     }
 
     private static final class Conn {
@@ -164,6 +171,12 @@ final class RealNode implements SimNode {
     public void restart(boolean keepData) {
         connections.clear(); // the process is gone, and its sockets with it
         server.restart(keepData);
+    }
+
+    @Override
+    public void restartStoreFull(boolean storeFull) {
+        connections.clear();
+        server.restartStoreFull(storeFull);
     }
 
     @Override

@@ -40,6 +40,8 @@ import static org.assertj.core.api.Assertions.fail;
  * <li>{@code sim.seed=N} runs that seed only, {@code sim.verbose=true} prints its events. A failing
  * seed is printed with the line that replays it.</li>
  * <li>{@code sim.blockBytes}: the journals' Chronicle block size (default 256 KiB, see {@link RealNode}).</li>
+ * <li>{@code sim.diskFull=true}: {@code manySeeds} (and {@code sim.seed}) with store-full faults too, as
+ * {@code storeFullSeeds} always runs ({@code sim.storeFullFrom}, {@code sim.storeFullSeeds}: 1, 1,000).</li>
  * </ul>
  */
 class ReplicationPropertyTest extends RealNodeSimulation {
@@ -57,17 +59,32 @@ class ReplicationPropertyTest extends RealNodeSimulation {
         String one = System.getProperty("sim.seed");
         int ops = Integer.getInteger("sim.ops", 300);
         if (one != null) {
-            SimRun.Result r = new SimRun(Long.parseLong(one), ops, nodesFor(Long.parseLong(one)), Boolean.getBoolean("sim.verbose"), false).execute();
+            SimRun.Result r = new SimRun(Long.parseLong(one), ops, nodesFor(Long.parseLong(one)), Boolean.getBoolean("sim.verbose"), false,
+                    Boolean.getBoolean("sim.diskFull")).execute();
             assertNoViolation(r);
             System.out.println(r.seed() + ": " + r.ops() + " ops, " + r.acks() + " acks, " + r.faults() + " faults");
             return;
         }
-        int seeds = Integer.getInteger("sim.seeds", 2000);
-        int from = Integer.getInteger("sim.from", 1);
+        runSeeds(Integer.getInteger("sim.from", 1), Integer.getInteger("sim.seeds", 2000), ops, Boolean.getBoolean("sim.diskFull"));
+    }
+
+    /**
+     * The same simulation with one more fault, a node's store full (PUTs refused with DISK_FULL until
+     * it restarts with room; see {@code SimRun}): a copy that refuses a PUT the other took stays, the PUT
+     * is undone, the copies' digests are aligned. Its own seeds ({@code sim.storeFullFrom},
+     * {@code sim.storeFullSeeds}, 1,000 in CI), the same checker.
+     */
+    @Test
+    void storeFullSeeds() throws InterruptedException {
+        runSeeds(Integer.getInteger("sim.storeFullFrom", 1), Integer.getInteger("sim.storeFullSeeds", 1000),
+                Integer.getInteger("sim.ops", 300), true);
+    }
+
+    private void runSeeds(int from, int seeds, int ops, boolean storeFull) throws InterruptedException {
         long maxSeconds = Long.getLong("sim.maxSeconds", 1200);
         java.io.PrintStream digests = traceDigestFile();
         SeedRunner runner = new SeedRunner(from, seeds, ops, digests != null, Integer.getInteger("sim.threads",
-                Runtime.getRuntime().availableProcessors()), TimeUnit.SECONDS.toNanos(maxSeconds));
+                Runtime.getRuntime().availableProcessors()), TimeUnit.SECONDS.toNanos(maxSeconds), storeFull);
         long start = System.nanoTime();
         runner.run(this::poolOfWorker);
         if (runner.violation != null) {
@@ -79,7 +96,7 @@ class ReplicationPropertyTest extends RealNodeSimulation {
                     + " s (-Dsim.maxSeconds); fewer seeds (-Dsim.seeds) or more time, never a pass with fewer");
         }
         long acks = 0, issued = 0, takeovers = 0, faults = 0, duplicates = 0, catchUps = 0, fullRebuilds = 0;
-        long faultsWhileWiped = 0, unsureOpens = 0, lostDisks = 0, onlyCopyWiped = 0;
+        long faultsWhileWiped = 0, unsureOpens = 0, lostDisks = 0, onlyCopyWiped = 0, fullStoreRefusals = 0, aligned = 0;
         for (int i = 0; i < seeds; i++) { // in seed order, as a single thread would have written them
             SeedSummary r = runner.summaries[i];
             if (digests != null) {
@@ -96,6 +113,8 @@ class ReplicationPropertyTest extends RealNodeSimulation {
             unsureOpens += r.unsureOpens();
             lostDisks += r.lostDisks();
             onlyCopyWiped += r.onlyCopyWiped();
+            fullStoreRefusals += r.fullStoreRefusals();
+            aligned += r.aligned();
         }
         System.out.printf("simulation on %s: %d seeds x %d ops: %d ops issued, %d acknowledged, %d takeovers,"
                         + " %d faults, %d duplicated frames, %d copies caught up by their suffix, %d rebuilt in full;"
@@ -106,6 +125,13 @@ class ReplicationPropertyTest extends RealNodeSimulation {
                 Boolean.getBoolean("sim.model") ? "the model server" : "real servers", seeds, ops, issued, acks, takeovers,
                 faults, duplicates, catchUps, fullRebuilds, faultsWhileWiped, onlyCopyWiped, lostDisks, unsureOpens,
                 (System.nanoTime() - start) / 1e9, runner.threads, runner.cpuNanos.get() / 1e9);
+        if (storeFull) {
+            System.out.printf("store-full faults: %d PUTs refused by a full copy that the other took,"
+                    + " %d alignments of the copies' digests%n", fullStoreRefusals, aligned);
+            // The fault must bite, else these seeds prove no more than manySeeds.
+            assertThat(fullStoreRefusals).as("PUTs refused by a full copy that the other took").isPositive();
+            assertThat(aligned).as("alignments of the copies' digests").isPositive();
+        }
         if (digests != null) {
             digests.close();
             // PrintStream keeps write errors to itself: a file cut short must fail, not compare as a subset.
@@ -135,7 +161,7 @@ class ReplicationPropertyTest extends RealNodeSimulation {
     /** What the run keeps of one seed: its counts and digest, not its events (100,000 seeds' events would not fit). */
     record SeedSummary(int ops, long acks, int takeovers, int faults, long duplicates, long catchUps,
                        long fullRebuilds, long faultsWhileWiped, long unsureOpens, long lostDisks,
-                       long onlyCopyWiped, String digest) {
+                       long onlyCopyWiped, long fullStoreRefusals, long aligned, String digest) {
         static SeedSummary of(SimRun.Result r, boolean withDigest) {
             return new SeedSummary(r.ops(), r.acks(), r.takeovers(), r.faults(), r.duplicates(),
                     count(r, e -> e.contains("done: caught up by the suffix")),
@@ -144,6 +170,8 @@ class ReplicationPropertyTest extends RealNodeSimulation {
                     count(r, e -> e.contains("the newest record heard may not be the newest")),
                     count(r, e -> e.contains(" lost its disk (store ")),
                     count(r, e -> e.contains(" loses its disk while ")),
+                    count(r, e -> e.contains(" (DISK_FULL) that the other copy took")),
+                    count(r, e -> e.contains(" takes the other copy's digest at seq ")),
                     withDigest ? traceDigest(r) : null);
         }
 
@@ -172,7 +200,10 @@ class ReplicationPropertyTest extends RealNodeSimulation {
         volatile SimRun.Result violation;
         volatile Throwable crash;
 
-        SeedRunner(int from, int seeds, int ops, boolean withDigests, int threads, long maxNanos) {
+        final boolean storeFull;
+
+        SeedRunner(int from, int seeds, int ops, boolean withDigests, int threads, long maxNanos, boolean storeFull) {
+            this.storeFull = storeFull;
             this.from = from;
             this.seeds = seeds;
             this.ops = ops;
@@ -220,7 +251,7 @@ class ReplicationPropertyTest extends RealNodeSimulation {
                 if (Boolean.getBoolean("sim.trace")) {
                     System.out.println("seed " + seed);
                 }
-                SimRun.Result r = new SimRun(seed, ops, nodesFor(pool, seed), false, withDigests).execute();
+                SimRun.Result r = new SimRun(seed, ops, nodesFor(pool, seed), false, withDigests, storeFull).execute();
                 if (!r.violations().isEmpty()) {
                     violation = r;
                     return;

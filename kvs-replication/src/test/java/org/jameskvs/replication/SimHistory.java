@@ -48,8 +48,11 @@ final class SimHistory {
 
         boolean maybeApplied() {
             // Definite refusals that never reached a copy leave no trace; everything else may have.
+            // DISK_FULL too: one copy's full store refused a PUT the other copy took; the writer undoes
+            // it there, but a writer that stops first leaves it (as any failed PUT, see UncommittedPuts).
             return outcome == null || outcome.isOk() || outcome.status().isIndeterminate()
-                    || outcome.status() == Status.INTERNAL_ERROR || outcome.status() == Status.STALE_EPOCH;
+                    || outcome.status() == Status.INTERNAL_ERROR || outcome.status() == Status.STALE_EPOCH
+                    || outcome.status() == Status.DISK_FULL;
         }
     }
 

@@ -23,6 +23,15 @@ interface SimNode {
     /** The process restarts: connections and writer claims gone; data kept only if {@code keepData}. */
     void restart(boolean keepData);
 
+    /**
+     * The process restarts with its data; with {@code storeFull} its store refuses PUTs from then on
+     * (DISK_FULL, its journal limit set at what its journal holds; deletes and the like go on into the
+     * reserve), until a restart without it. A node without a store ignores the limit.
+     */
+    default void restartStoreFull(boolean storeFull) {
+        restart(true);
+    }
+
     /** @param handle the server handle the client uses for the queue on this connection (0 for OPEN and PING); OPEN answers its handle in {@code value} */
     NodeResponse apply(long conn, int handle, NodeRequest r);
 

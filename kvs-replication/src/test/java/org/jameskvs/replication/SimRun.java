@@ -18,8 +18,20 @@ import java.util.function.Function;
  */
 final class SimRun {
     private static final long MS = SimCluster.MS;
+    /**
+     * The faults drawn; with store-full faults ({@code storeFull}, {@code -Dsim.diskFull=true} for
+     * {@code manySeeds}, always in {@code storeFullSeeds}) one more: a node's store full (restarted
+     * with its journal limit at what it holds: PUTs refused with DISK_FULL, deletes into the reserve)
+     * until it restarts with room. Without it the seeds' runs stay as they were (the digests of
+     * -Dsim.digests).
+     */
     private static final String[] FAULTS = {"cut path", "cut node", "cut client-node", "pause", "crash",
             "crash (data loss if safe)", "break connections", "hold answers of a path"};
+    private static final String[] FAULTS_WITH_STORE_FULL = {"cut path", "cut node", "cut client-node", "pause", "crash",
+            "crash (data loss if safe)", "break connections", "hold answers of a path", "store full"};
+    private final String[] faultKinds;
+    /** Nodes whose store is full (the "store full" fault) until it ends or the run heals. */
+    private final java.util.Set<String> storeFull = new java.util.TreeSet<>();
 
     record Result(long seed, int ops, long acks, int takeovers, int faults, long duplicates, List<String> events,
                   List<String> trace, List<String> violations) {
@@ -62,6 +74,11 @@ final class SimRun {
     private boolean healed;
 
     SimRun(long seed, int opCount, Function<String, SimNode> nodes, boolean verbose, boolean trace) {
+        this(seed, opCount, nodes, verbose, trace, false);
+    }
+
+    SimRun(long seed, int opCount, Function<String, SimNode> nodes, boolean verbose, boolean trace, boolean storeFullFaults) {
+        this.faultKinds = storeFullFaults ? FAULTS_WITH_STORE_FULL : FAULTS;
         this.seed = seed;
         this.Q = queueOf(seed);
         this.history = new SimHistory(Q);
@@ -182,13 +199,23 @@ final class SimRun {
             return;
         }
         List<String> nodes = new ArrayList<>(c.world.servers.keySet());
-        String n = nodes.get(rnd.nextInt(nodes.size()));
-        if (c.world.crashed.get(n) || c.world.paused.get(n)) {
+        String drawn = nodes.get(rnd.nextInt(nodes.size()));
+        if (c.world.crashed.get(drawn) || c.world.paused.get(drawn)) {
             return;
         }
         long dur = 300 + rnd.nextInt(4000);
-        int kind = rnd.nextInt(FAULTS.length);
-        note("FAULT " + FAULTS[kind] + " " + n + " for " + dur + " ms" + (dataLossUnrepaired ? " (while " + wipedNode
+        int kind = rnd.nextInt(faultKinds.length);
+        if (kind == 8) {
+            // A store fills where the queue is: a node holding one of the newest owner's copies.
+            QueueReplica newest = newestReplica();
+            List<String> copies = newest == null ? List.of() : newest.syncNodes();
+            drawn = copies.isEmpty() ? drawn : copies.get(rnd.nextInt(copies.size()));
+            if (c.world.crashed.get(drawn) || c.world.paused.get(drawn)) {
+                return;
+            }
+        }
+        String n = drawn;
+        note("FAULT " + faultKinds[kind] + " " + n + " for " + dur + " ms" + (dataLossUnrepaired ? " (while " + wipedNode
                 + " that lost its data is not refilled)" : ""));
         faults++;
         activeFaults++;
@@ -250,6 +277,17 @@ final class SimRun {
                         c.world.breakConnection(c.world.link(w.client, n, p));
                     }
                 }
+            }
+            case 8 -> {
+                c.world.crash(n);
+                c.world.restartStoreFull(n, true);
+                storeFull.add(n);
+                endAfter(dur, () -> {
+                    if (storeFull.remove(n) && !c.world.crashed.get(n)) {
+                        c.world.crash(n);
+                        c.world.restartStoreFull(n, false); // room again
+                    }
+                });
             }
             default -> {
                 NodePath p = NodePath.values()[rnd.nextInt(2)];
@@ -375,6 +413,10 @@ final class SimRun {
             }
             if (c.world.crashed.get(n)) {
                 c.world.restart(n, true);
+            }
+            if (storeFull.remove(n)) {
+                c.world.crash(n);
+                c.world.restartStoreFull(n, false); // room again
             }
         }
         c.world.breakProbability = 0;

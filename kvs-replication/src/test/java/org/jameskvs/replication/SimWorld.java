@@ -419,6 +419,16 @@ final class SimWorld {
 
     void restart(String node, boolean keepData) {
         servers.get(node).restart(keepData);
+        reconnect(node);
+    }
+
+    /** Restarts a crashed node with its data, its store full (PUTs refused) or with room again. */
+    void restartStoreFull(String node, boolean storeFull) {
+        servers.get(node).restartStoreFull(storeFull);
+        reconnect(node);
+    }
+
+    private void reconnect(String node) {
         crashed.put(node, false);
         for (Link l : links.values()) {
             if (l.node.equals(node)) {

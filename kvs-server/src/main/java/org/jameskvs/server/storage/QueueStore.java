@@ -780,6 +780,11 @@ public final class QueueStore implements AutoCloseable {
         return journal.bytesOnDisk();
     }
 
+    /** The journal's bytes as {@code journal.maxBytes} counts them: each file up to the end of its last record. */
+    public long journalUsedBytes() {
+        return journal.usedBytes();
+    }
+
     /** Number of journal (cycle) files the store knows of. */
     public int journalFiles() {
         int n = 0;

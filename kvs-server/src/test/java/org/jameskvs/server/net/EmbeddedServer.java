@@ -49,7 +49,15 @@ public final class EmbeddedServer implements AutoCloseable {
      * @param blockBytes Chronicle block size: small keeps a fresh journal cheap (its largest record is a quarter of it)
      */
     public EmbeddedServer(Path directory, long blockBytes) {
-        this.store = QueueStore.open(storeConfig(directory, blockBytes));
+        this(directory, blockBytes, 0);
+    }
+
+    /**
+     * As above, with {@code journal.maxBytes} ({@code maxJournalBytes}, 0: none): past it PUTs answer
+     * DISK_FULL, as a full disk does, and other writes go on into the store's reserve.
+     */
+    public EmbeddedServer(Path directory, long blockBytes, long maxJournalBytes) {
+        this.store = QueueStore.open(storeConfig(directory, blockBytes).withMaxJournalBytes(maxJournalBytes));
         ServerConfig config = ServerConfig.forTest(directory, PASSWORD);
         this.context = new ServerContext(config, store, METRICS,
                 new GroupCommitter(commitLoop.eventLoop(), store, METRICS));
