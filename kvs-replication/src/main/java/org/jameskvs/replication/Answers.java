@@ -119,7 +119,9 @@ final class Answers {
         switch (op.purpose) {
             case CLIENT, UNDO -> {
                 if (op.kind.isMutation()) {
-                    op.answeredUnsequenced |= s.seq <= 0;
+                    if (s.seq <= 0) {
+                        op.answeredUnsequenced = m;
+                    }
                     op.answers.put(m, r);
                     op.effective.put(m, eff);
                     op.answered(m);
@@ -334,17 +336,20 @@ final class Answers {
                     + op.answers.get(full).reason()));
             return;
         }
-        // The copies disagree: trust a SYNC copy that applied it and rebuild the other one.
+        // The copies disagree: trust a SYNC copy that applied it at its seq and rebuild the other one. A
+        // copy that answered unsequenced (a rebuild target then, maybe SYNC by now) never decides against
+        // one that answered in the seq stream: its PUT would stay at a rebuild target's own position, out
+        // of the source's order and past every later rebuild's marker (store-full simulation, seed 3628).
         Member okSync = null;
         for (Map.Entry<Member, Status> e : op.effective.entrySet()) {
-            if (e.getValue() == Status.OK && e.getKey().sync == SyncState.SYNC) {
+            if (e.getValue() == Status.OK && e.getKey().sync == SyncState.SYNC && e.getKey() != op.answeredUnsequenced) {
                 okSync = e.getKey();
             }
         }
         List<Member> bad = new ArrayList<>();
         for (Map.Entry<Member, Status> e : op.effective.entrySet()) {
             Member m = e.getKey();
-            if (okSync != null ? e.getValue() != Status.OK : m.sync == SyncState.REBUILDING) {
+            if (okSync != null ? e.getValue() != Status.OK : m.sync == SyncState.REBUILDING || m == op.answeredUnsequenced) {
                 bad.add(m);
             }
         }
@@ -367,7 +372,7 @@ final class Answers {
      */
     private boolean refusedByFullStoreOnly(ReplicaOp op) {
         if ((op.kind != NodeOp.PUT && op.kind != NodeOp.PUT_REPLACING) || op.purpose != ReplicaOp.Purpose.CLIENT || op.degraded || !op.ambiguous.isEmpty()
-                || op.effective.size() != 2 || op.answeredUnsequenced) {
+                || op.effective.size() != 2 || op.answeredUnsequenced != null) {
             return false;
         }
         int ok = 0;

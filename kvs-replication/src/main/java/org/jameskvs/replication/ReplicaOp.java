@@ -75,8 +75,11 @@ final class ReplicaOp {
      */
     long answeredSeq;
     org.jameskvs.protocol.Status answeredStatus;
-    /** A copy answered this mutation without a queue seq (a rebuild target, an unsequenced copy). */
-    boolean answeredUnsequenced;
+    /**
+     * The copy that answered this mutation without a queue seq (a rebuild target, an unsequenced copy),
+     * or null: its answer is outside the seq stream, so when the copies disagree it does not decide.
+     */
+    Member answeredUnsequenced;
 
     CompletableFuture<Ack> ack;
     CompletableFuture<GetResult> get;

@@ -100,6 +100,11 @@
  * reclaims, and the open waits for the other copy's node</td></tr>
  * <tr><td>any</td><td>reopen answer flags the copy DAMAGED</td><td>NG unless it is the only SYNC copy
  * (then served, ALARM)</td><td>a rebuild from the intact copy</td></tr>
+ * <tr><td>SYNC / REBUILDING</td><td>the two copies answered a mutation differently
+ * ({@code Answers.completeIfAnswered})</td><td>the copy that applied it at its seq stays; the other NG</td>
+ * <td>the call fails (copies disagree); a copy that answered unsequenced (a rebuild target then, SYNC by
+ * the time the answers are in) never decides against one that answered at its seq: it is the one isolated
+ * (store-full simulation seed 3628)</td></tr>
  * <tr><td>SYNC, the other copy SYNC</td><td>a client PUT it refused with DISK_FULL (at its seq) that the
  * other copy applied, and no third node could take a copy ({@code Answers.completeIfAnswered})</td><td>SYNC</td>
  * <td>the PUT fails (DISK_FULL) and is undone on the copy that took it (a replacing PUT, which cannot be undone:

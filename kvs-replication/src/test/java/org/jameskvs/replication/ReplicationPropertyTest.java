@@ -291,6 +291,25 @@ class ReplicationPropertyTest extends RealNodeSimulation {
     }
 
     /**
+     * Store-full seeds that once failed: 32, a PUT one full copy refused and the other took, left on that
+     * copy by a writer taken over before its undo (the checker now counts a DISK_FULL PUT as maybe
+     * applied, as any failed PUT); 3628, a PUT a rebuild target took unsequenced while the source's full
+     * store refused it, the rebuild completing in between: the target was trusted and the source
+     * isolated, leaving the PUT at the target's own position, past every later rebuild's marker (copies
+     * differ, FIFO broken; now an unsequenced answer never decides against a sequenced one).
+     */
+    @Test
+    void pinnedStoreFullSeeds() {
+        for (long seed : new long[] {32, 3628}) {
+            SimRun.Result r = new SimRun(seed, 300, nodesFor(seed), false, false, true).execute();
+            assertNoViolation(r);
+            assertThat(r.acks()).as("seed " + seed + " acknowledged writes").isPositive();
+            assertThat(r.events()).as("seed " + seed + ": a full copy refused a PUT the other took")
+                    .anyMatch(e -> e.contains(" (DISK_FULL) that the other copy took") || e.contains("answered DISK_FULL to PUT"));
+        }
+    }
+
+    /**
      * Determinism: one seed run twice gives the same events, the same requests applied by the servers
      * in the same order with the same answers, and the same outcome. A failing seed can be replayed.
      */
