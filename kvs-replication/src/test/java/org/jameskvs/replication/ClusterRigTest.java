@@ -26,7 +26,17 @@ abstract class ClusterRigTest<C extends ClusterRig> {
 
     /** {@code queue}'s copy on {@code node}, read directly: every acknowledged put there, once, in order. */
     void assertCopyWhole(String where, String node, String queue) {
-        PutLedger.Check c = ledger.check(where + ", copy on " + node, queue, cluster.readCopy(node, queue));
+        assertWhole(ledger.check(where + ", copy on " + node, queue, cluster.readCopy(node, queue)));
+    }
+
+    /** As {@link #assertCopyWhole}, against {@code puts}, which must hold exactly {@code acknowledged} acknowledged puts. */
+    void assertCopyHolds(PutLedger puts, String where, String node, String queue, long acknowledged) {
+        PutLedger.Check c = puts.check(where + ", copy on " + node, queue, cluster.readCopy(node, queue));
+        assertThat(c.acknowledged()).isEqualTo(acknowledged);
+        assertWhole(c);
+    }
+
+    private static void assertWhole(PutLedger.Check c) {
         assertThat(c.lost()).isZero();
         assertThat(c.duplicated()).isZero();
         assertThat(c.orderBreaks()).isZero();

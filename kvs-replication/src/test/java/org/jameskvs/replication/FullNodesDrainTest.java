@@ -166,11 +166,7 @@ class FullNodesDrainTest extends ClusterRigTest<ProxiedCluster> {
         assertThat(cluster.eventsMatching(reopened, e -> e.startsWith(q + ": isolate ") || e.startsWith(q + ": rebuild ")
                 || e.contains("copies differ"))).as("the restarted writer kept both copies").isEmpty();
         for (String node : List.of("kvs1", "kvs2")) {
-            PutLedger.Check c = after.check("after the drain, copy on " + node, q, cluster.readCopy(node, q));
-            assertThat(c.acknowledged()).isEqualTo(201);
-            assertThat(c.lost()).isZero();
-            assertThat(c.duplicated()).isZero();
-            assertThat(c.orderBreaks()).isZero();
+            assertCopyHolds(after, "after the drain", node, q, 201);
         }
     }
 

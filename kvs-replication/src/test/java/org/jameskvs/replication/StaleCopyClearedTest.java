@@ -48,11 +48,7 @@ class StaleCopyClearedTest extends ClusterRigTest<ProxiedCluster> {
         assertThat(cluster.opener.managementTable().rows()).filteredOn(r -> r.queue().equals(Q) && r.node().equals("kvs2"))
                 .extracting(Row::note).containsExactly("isolated, stale copy cleared");
         for (String node : List.of("kvs1", "kvs3")) {
-            PutLedger.Check c = ledger.check("copy on " + node, Q, cluster.readCopy(node, Q));
-            assertThat(c.acknowledged()).isEqualTo(150);
-            assertThat(c.lost()).isZero();
-            assertThat(c.duplicated()).isZero();
-            assertThat(c.orderBreaks()).isZero();
+            assertCopyHolds(ledger, "after the stale copy was cleared", node, Q, 150);
         }
         PutLedger.Check read = ledger.check("reader", Q, ClusterRig.readAll(q));
         assertThat(read.lost()).isZero();
