@@ -17,12 +17,15 @@ import static org.jameskvs.server.storage.StoreTestSupport.*;
  * A journal at {@code journal.maxBytes} refuses PUTs only: DELETEs, REPLACEs and the compactor's
  * copies go on into the reserve past the limit ({@code Journal.checkSpace}), so a full node keeps
  * draining (delivered mail deleted, deferred mail rescheduled) and takes PUTs again once the dead
- * files are gone, without a restart on more space. Before, the first DELETE that did not fit was
- * refused too: a full node could only be emptied by restarting it with a higher limit.
+ * files are gone, without a restart on more space. The replication's own record (a system id) goes
+ * on too. Before, the first DELETE that did not fit was refused too: a full node could only be
+ * emptied by restarting it with a higher limit.
  */
 class FullJournalDrainsTest {
     /** Each file of the test's per-second journal starts with about 512 KiB of Chronicle's header and index. */
     private static final long LIMIT = 2L << 20;
+    /** The replicating writer's record's id (a leading zero byte: not a mail). */
+    private static final byte[] SYSTEM_RECORD = {0, 'r', 'e', 'p', 'l'};
 
     @TempDir
     Path dir;
@@ -45,6 +48,17 @@ class FullJournalDrainsTest {
             // deletes below would soon be refused as well.
             assertThat(fill(store, q, stored, 1, Integer.MAX_VALUE)).isEqualTo(Status.DISK_FULL);
             assertThat(store.commit()).isEqualTo(Status.OK);
+
+            // The replication's own record (a system id: ReservedIds) is written whole by an OPEN, a
+            // rebuild or a catch-up (a replacing PUT): it goes into the reserve, or a full node's copy
+            // could not be reopened, caught up or rebuilt for its record alone. A mail's is refused.
+            assertThat(store.put(q, SYSTEM_RECORD, 0, 0, buf("lease 1"), buf(""), true))
+                    .as("a system record's PUT at the limit").isEqualTo(Status.OK);
+            assertThat(store.put(q, SYSTEM_RECORD, 0, 0, buf("lease 2"), buf(""), true))
+                    .as("its rewrite at the limit").isEqualTo(Status.OK);
+            assertThat(store.put(q, id(stored.get(0)), 0, 0, buf(""), buf("x"), true))
+                    .as("a mail's replacing PUT at the limit").isEqualTo(Status.DISK_FULL);
+            assertThat(store.delete(q, SYSTEM_RECORD)).isEqualTo(Status.OK);
 
             // Deferred mail rescheduled, then every mail delivered: all taken while the journal is full.
             assertThat(store.replace(q, id(stored.get(stored.size() - 1)), 0, 42, buf("retry 1"))).isEqualTo(Status.OK);

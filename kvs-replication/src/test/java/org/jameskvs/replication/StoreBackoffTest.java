@@ -1,0 +1,100 @@
+package org.jameskvs.replication;
+
+import org.jameskvs.protocol.Status;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The wait before a rebuild onto a node whose store refused a write ({@link RecordAndRebuild#storeRefused}),
+ * on a clock the test moves: 1 s, doubling at each refusal after the wait, capped at 30 s; refusals inside a
+ * wait count once; it starts over at 1 s after a PUT the node took, or once its last refusal is more than
+ * 30 s past. {@code FullDiskNodeTest} sees the first waits on real servers; the cap needs minutes of real
+ * time there, so it is proven here.
+ */
+class StoreBackoffTest {
+    private static final Pattern WAIT = Pattern.compile("q: b refused a write \\(DISK_FULL\\): no rebuild onto it for (\\d+) ms");
+    private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
+
+    private long now = 1_000 * SECOND;
+    private final List<String> events = new ArrayList<>();
+    private final RecordAndRebuild records = replica().records;
+
+    private QueueReplica replica() {
+        ReplicationConfig config = ReplicationConfig.of(List.of(
+                new ReplicationConfig.NodeSpec("a", "h", 1, "h", 1),
+                new ReplicationConfig.NodeSpec("b", "h", 2, "h", 2)), "u", "p");
+        ReplicationCore core = new ReplicationCore(config, () -> now, request -> { }, 7);
+        core.onEvent(events::add);
+        return new QueueReplica(core, "q", "owner");
+    }
+
+    @Test
+    void theWaitDoublesFromOneSecondAndStopsAtThirtySeconds() {
+        List<Long> waits = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            waits.add(refuseAfterTheWait());
+        }
+        assertThat(waits).containsExactly(1_000L, 2_000L, 4_000L, 8_000L, 16_000L, 30_000L, 30_000L, 30_000L);
+    }
+
+    @Test
+    void refusalsInsideTheWaitCountOnce() {
+        assertThat(refuseAfterTheWait()).isEqualTo(1_000L);
+        int announced = events.size();
+        now += SECOND / 2;
+        records.storeRefused("b", Status.DISK_FULL);
+        records.storeRefused("b", Status.DISK_FULL);
+        assertThat(events).as("no new wait announced inside the first").hasSize(announced);
+        now += SECOND / 2;
+        assertThat(refuseNow()).as("the first refusal after the wait doubles it").isEqualTo(2_000L);
+    }
+
+    @Test
+    void aPutTheNodeTookOrALongQuietStartsOverAtOneSecond() {
+        for (int i = 0; i < 6; i++) {
+            refuseAfterTheWait();
+        }
+        records.storeAccepted("b");
+        assertThat(refuseNow()).as("after a PUT the node took").isEqualTo(1_000L);
+        for (int i = 0; i < 3; i++) { // 2, 4, 8 s
+            refuseAfterTheWait();
+        }
+        now += TimeUnit.MILLISECONDS.toNanos(lastWait()) + 29 * SECOND;
+        assertThat(refuseNow()).as("29 s after the wait ended: still doubling").isEqualTo(16_000L);
+        now += TimeUnit.MILLISECONDS.toNanos(lastWait()) + 31 * SECOND;
+        assertThat(refuseNow()).as("31 s after the wait ended").isEqualTo(1_000L);
+    }
+
+    /** Lets any announced wait pass, then refuses once: the wait it announces, in ms. */
+    private long refuseAfterTheWait() {
+        Long last = lastWait();
+        if (last != null) {
+            now += TimeUnit.MILLISECONDS.toNanos(last);
+        }
+        return refuseNow();
+    }
+
+    private long refuseNow() {
+        int before = events.size();
+        records.storeRefused("b", Status.DISK_FULL);
+        assertThat(events).as("a refusal after the wait announces a new one").hasSize(before + 1);
+        return lastWait();
+    }
+
+    private Long lastWait() {
+        for (int i = events.size() - 1; i >= 0; i--) {
+            Matcher m = WAIT.matcher(events.get(i));
+            if (m.matches()) {
+                return Long.parseLong(m.group(1));
+            }
+        }
+        return null;
+    }
+}
