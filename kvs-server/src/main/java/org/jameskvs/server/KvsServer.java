@@ -71,6 +71,11 @@ public final class KvsServer implements AutoCloseable {
         return metricsEndpoint == null ? -1 : metricsEndpoint.port();
     }
 
+    /** The address the metrics endpoint is bound to; null when metrics are off. */
+    public java.net.InetSocketAddress metricsAddress() {
+        return metricsEndpoint == null ? null : metricsEndpoint.address();
+    }
+
     public ServerMetrics metrics() {
         return metrics;
     }

@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A real server process, killed with SIGKILL: every acknowledged message comes back, in order,
  * with its bytes, whatever its {@code fsync.policy} (each scenario runs with {@code none},
  * {@code interval} and {@code batch}: the README's "kill -9 of a server, any fsync.policy"). Size
- * from -Dkill9.messages (default 50,000 x 1 KB in CI; the README's soak uses 500,000).
+ * from -Dkill9.messages (default 50,000 x 1 KB in CI; -Dkill9.messages=500000 for a longer soak).
  */
 class KillDashNineTest {
     private static final String PASSWORD = "k9";

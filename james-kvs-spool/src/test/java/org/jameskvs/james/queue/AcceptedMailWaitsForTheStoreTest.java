@@ -19,6 +19,7 @@ import org.apache.james.queue.api.Mails;
 import org.apache.james.queue.api.ManageableMailQueue;
 import org.apache.james.queue.api.RawMailQueueItemDecoratorFactory;
 import org.awaitility.Awaitility;
+import org.jameskvs.james.CapturedLog;
 import org.jameskvs.james.KvsClientOpener;
 import org.jameskvs.james.KvsQueues;
 import org.jameskvs.james.config.KvsSpoolConfiguration;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import ch.qos.logback.classic.Level;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -180,6 +182,7 @@ class AcceptedMailWaitsForTheStoreTest {
         start();
         KvsSpoolHealthCheck health = new KvsSpoolHealthCheck(queues, factory);
         ManageableMailQueue outgoing = factory.createQueue(MailQueueName.of("outgoing"));
+        CapturedLog writesLog = CapturedLog.of(StoreWrites.class);
 
         server.close();
         server = null;
@@ -194,14 +197,22 @@ class AcceptedMailWaitsForTheStoreTest {
         Awaitility.await().atMost(WAIT).until(() -> factory.overdueEnqueues().count() == 1);
         assertThat(Mono.from(health.check()).block().getStatus()).isEqualTo(ResultStatus.DEGRADED);
         assertThat(accepted).as("still waiting past acceptedMailRetryTimeout, not failed").isNotDone();
+        // The line follows the count (same thread, just after): wait for it too.
+        Awaitility.await().atMost(WAIT).until(() -> !overdueWarnings(writesLog).isEmpty());
 
         startServerAgain();
 
         accepted.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        writesLog.close();
+        assertThat(overdueWarnings(writesLog)).as("WARN lines for the waiting write, all told: one").hasSize(1);
         assertThat(outgoing.getSize()).isEqualTo(1);
         MailQueue.MailQueueItem item = Flux.from(outgoing.deQueue()).blockFirst(WAIT);
         assertThat(item.getMail().getName()).isEqualTo("accepted-while-down");
         assertThat(factory.overdueEnqueues().count()).isZero();
         assertThat(Mono.from(health.check()).block().getStatus()).isEqualTo(ResultStatus.HEALTHY);
+    }
+
+    private static java.util.List<String> overdueWarnings(CapturedLog log) {
+        return log.messages(Level.WARN, m -> m.contains("accepted mail accepted-while-down has waited"));
     }
 }

@@ -36,6 +36,10 @@ public final class PrometheusEndpoint implements AutoCloseable {
         return http.getAddress().getPort();
     }
 
+    public InetSocketAddress address() {
+        return http.getAddress();
+    }
+
     @Override
     public void close() {
         http.stop(0);
