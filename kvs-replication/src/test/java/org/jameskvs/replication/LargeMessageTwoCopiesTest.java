@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A message near the 64 MiB frame limit (the largest mail James's size hook lets through) on two
  * copies, with every path of both nodes a slow link: sending the frame takes several times the
- * heartbeat timeout and more than three request timeouts, while the heartbeat's PINGs and every
+ * heartbeat timeout and more than six request timeouts (the backstop of a call), while the heartbeat's PINGs and every
  * answer on the path wait behind it. The nodes keep reading it, so they are alive: both copies
  * must store it, no path may be declared NG and no copy isolated (before the fix, every heartbeat
  * behind such a frame timed out, the put was retried on the other path and a copy isolated).
@@ -33,8 +33,8 @@ class LargeMessageTwoCopiesTest extends ClusterRigTest<ProxiedCluster> {
         KvsQueue q = cluster.openWriter(Q, "james-a");
         List<String> copies = cluster.awaitTwoSyncCopies(Q, Duration.ofSeconds(60));
         long sendNanos = BODY * 1_000_000_000L / RATE;
-        assertThat(sendNanos).as("the frame must outlast the timeouts it is about")
-                .isGreaterThan(3 * cluster.config.requestTimeout().toNanos())
+        assertThat(sendNanos).as("the frame must outlast the timeouts it is about (the call's backstop: 6 request timeouts)")
+                .isGreaterThan(6 * cluster.config.requestTimeout().toNanos())
                 .isGreaterThan(cluster.config.heartbeatTimeout().toNanos());
         for (String node : copies) {
             for (NodePath p : NodePath.values()) {
