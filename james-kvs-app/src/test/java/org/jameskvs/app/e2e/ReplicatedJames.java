@@ -42,6 +42,12 @@ final class ReplicatedJames implements AutoCloseable {
     /** As {@link #start(String, Consumer)}, each KVS node with its own more {@code key=value} settings. */
     static ReplicatedJames start(String name, String[] node1Properties, String[] node2Properties, Consumer<JamesConf> configure)
             throws Exception {
+        return start(name, JamesProcess.lib() + "/*", node1Properties, node2Properties, configure);
+    }
+
+    /** As {@link #start(String, Consumer)}, James started with this class path. */
+    static ReplicatedJames start(String name, String jamesClasspath, String[] node1Properties, String[] node2Properties,
+                                 Consumer<JamesConf> configure) throws Exception {
         Path run = Path.of(System.getProperty("e2e.workdir", "target/e2e")).resolve(name + "-" + System.currentTimeMillis());
         List<AutoCloseable> started = new ArrayList<>();
         try {
@@ -51,10 +57,12 @@ final class ReplicatedJames implements AutoCloseable {
             started.add(node2);
             SmtpSink sink = SmtpSink.start(0, SmtpSink.DEFAULT_HEADER);
             started.add(sink);
-            JamesProcess james = JamesProcess.start(run.resolve("james"), "kvs", sink.port(), conf -> {
+            JamesProcess james = JamesProcess.create(run.resolve("james"), jamesClasspath, "kvs", sink.port(), List.of(), conf -> {
                 conf.kvsReplicated(node1.address(), node2.address(), KvsServerProcess.PASSWORD);
                 configure.accept(conf);
             });
+            started.add(james);
+            james.startAgain();
             return new ReplicatedJames(node1, node2, sink, james);
         } catch (Exception | Error e) {
             closeAll(started, e);

@@ -62,8 +62,16 @@ public final class JamesProcess implements AutoCloseable {
      */
     public static JamesProcess create(Path workingDirectory, String queue, int sinkPort, List<String> jvmFlags,
                                       Consumer<JamesConf> configure) throws IOException {
+        return create(workingDirectory, lib() + "/*", queue, sinkPort, jvmFlags, configure);
+    }
+
+    /**
+     * Like {@link #create(Path, String, int, List, Consumer)}, with James's class path given (as an
+     * operator's install has it, e.g. {@code james-server-memory-app.jar:james-server-memory-app.lib/*}).
+     */
+    public static JamesProcess create(Path workingDirectory, String classpath, String queue, int sinkPort, List<String> jvmFlags,
+                                      Consumer<JamesConf> configure) throws IOException {
         Path dir = workingDirectory.toAbsolutePath();
-        Path lib = lib();
         int smtpPort = FreePorts.next();
         int webadminPort = FreePorts.next();
         JamesConf conf = JamesConf.copyInto(dir).smtpPort(smtpPort).webadminPort(webadminPort).gatewayPort(sinkPort);
@@ -71,7 +79,7 @@ public final class JamesProcess implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of(ChildProcess.javaBinary(), "-Xmx768m"));
         command.addAll(jvmFlags);
         command.addAll(List.of(
-            "-cp", lib + "/*",
+            "-cp", classpath,
             "-Dworking.directory=" + dir,
             "-Dlogback.configurationFile=" + dir.resolve("conf/logback.xml"),
             "-Dkvs.queue=" + queue,
