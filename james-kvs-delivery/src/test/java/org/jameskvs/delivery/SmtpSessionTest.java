@@ -57,6 +57,36 @@ class SmtpSessionTest {
             .containsExactlyInAnyOrder(TestMails.messageId("reuse", 0), TestMails.messageId("reuse", 1), TestMails.messageId("reuse", 2));
     }
 
+    /**
+     * A gateway list (or an MX list) goes on to the next host when one cannot be connected to (nothing
+     * listens), refuses its greeting (421) or does not greet in time: the mail goes to the first that
+     * greets, over one connection there.
+     */
+    @Test
+    void theNextHostIsTriedWhenOneCannotBeConnectedToOrGreeted() throws Exception {
+        LaneDeliveryConfig config = config();
+        int closedPort;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            closedPort = probe.getLocalPort(); // closed again below: nothing listens there
+        }
+        long okBefore = target.domain("ok.test").connections();
+        List<InetSocketAddress> hosts = List.of(
+            new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), closedPort),
+            new InetSocketAddress(target.domain("busy.test").address(), config.port()),
+            new InetSocketAddress(target.domain("stall.test").address(), config.port()),
+            new InetSocketAddress(target.domain("ok.test").address(), config.port()));
+        long busyBefore = target.domain("busy.test").refused();
+        try (SmtpSession session = SmtpSession.open(hosts, config)) {
+            assertThat(session.remoteSocketAddress()).isEqualTo(hosts.get(3));
+            TransactionResult result = session.send("sender@origin.test", List.of(new MailAddress("next@ok.test")),
+                TestMails.message(TestMails.messageId("next-host", 0), "body"));
+            assertThat(result.reply().code()).isEqualTo(250);
+        }
+        assertThat(target.domain("busy.test").refused()).as("the 421 host was tried").isEqualTo(busyBefore + 1);
+        assertThat(target.domain("ok.test").connections()).isEqualTo(okBefore + 1);
+        assertThat(target.domain("ok.test").messageIds()).contains(TestMails.messageId("next-host", 0));
+    }
+
     @Test
     void commandsArePipelinedWhereTheServerOffersIt() throws Exception {
         assertThat(sendTwoRecipientMails("ok.test")).isTrue();

@@ -37,9 +37,11 @@ class QueueSizeCountsMailOnlyTest {
             q.put(b("mail-2"), 0, 0, new byte[0], b("body")).join().orThrow();
             q.putReplacing(RECORD_ID, 0, 0, b("v=1.2"), new byte[0]).join().orThrow(); // replaced, still one record
             assertThat(sizeMetric(server)).isEqualTo("2.0");
+            assertThat(bytesMetric(server)).as("the bodies of live messages (the record has none)").isEqualTo("8.0");
             assertThat(q.stat().join().size()).as("STAT stays raw").isEqualTo(3);
             q.delete(b("mail-1")).join().orThrow();
             assertThat(sizeMetric(server)).isEqualTo("1.0");
+            assertThat(bytesMetric(server)).isEqualTo("4.0");
         }
         try (KvsServer server = MeteredServer.start(dir, PASSWORD); KvsClient c = MeteredServer.client(server, PASSWORD)) { // replayed from the journal
             assertThat(sizeMetric(server)).isEqualTo("1.0");
@@ -56,6 +58,10 @@ class QueueSizeCountsMailOnlyTest {
     }
 
 
+
+    private static String bytesMetric(KvsServer server) throws Exception {
+        return String.valueOf(MeteredServer.queueMetric(server, "kvs_queue_bytes", "spool"));
+    }
 
     private static String sizeMetric(KvsServer server) throws Exception {
         return String.valueOf(MeteredServer.queueMetric(server, "kvs_queue_size", "spool"));

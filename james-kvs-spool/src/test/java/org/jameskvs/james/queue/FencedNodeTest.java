@@ -161,7 +161,7 @@ class FencedNodeTest {
             .hasMessageContaining("fenced");
         List<String> alerts = fencingLog.messages(Level.ERROR);
         assertThat(alerts).as("one alert, however many refusals").hasSize(1);
-        assertThat(alerts.get(0)).contains("FENCED", kvsQueue, "ownerName=james", "namespace=james");
+        assertThat(alerts.get(0)).contains("FENCED", kvsQueue, "ownerName=james", "namespace=james").containsPattern("epoch=\\d+");
     }
 
     private void assertThatNothingReachesAnErrorPath(ManageableMailQueue spool, ManageableMailQueue outgoing,
