@@ -14,8 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The wait before a rebuild onto a node whose store refused a write ({@link RecordAndRebuild#storeRefused}),
  * on a clock the test moves: 1 s, doubling at each refusal after the wait, capped at 30 s; refusals inside a
- * wait count once; it starts over at 1 s after a PUT the node took, or once its last refusal is more than
- * 30 s past. {@code FullDiskNodeTest} sees the first waits on real servers; the cap needs minutes of real
+ * wait count once; it starts over at 1 s after a PUT the node took, or at a refusal more than 30 s after
+ * the last wait ended. {@code FullDiskNodeTest} sees the first waits on real servers; the cap needs minutes of real
  * time there, so it is proven here.
  */
 class StoreBackoffTest {
@@ -69,7 +69,7 @@ class StoreBackoffTest {
         now += TimeUnit.MILLISECONDS.toNanos(lastWait()) + 29 * SECOND;
         assertThat(refuseNow()).as("29 s after the wait ended: still doubling").isEqualTo(16_000L);
         now += TimeUnit.MILLISECONDS.toNanos(lastWait()) + 31 * SECOND;
-        assertThat(refuseNow()).as("31 s after the wait ended").isEqualTo(1_000L);
+        assertThat(refuseNow()).as("31 s after the wait ended: from 1 s again").isEqualTo(1_000L);
     }
 
     /** Lets any announced wait pass, then refuses once: the wait it announces, in ms. */
