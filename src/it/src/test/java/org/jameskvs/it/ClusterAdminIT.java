@@ -40,7 +40,7 @@ class ClusterAdminIT {
             HttpResponse<String> adoptions = awaitBody(pair.b, "/kvs/cluster/adoptions", "\"state\":\"DRAINED\"");
             assertThat(adoptions.body()).contains("\"namespace\":\"james-a\"", "james-a/queue/outgoing@p5",
                 "james-a/queue/spool@p5");
-            kvsAdminListsExportsAndImports(pair, accepted);
+            Path exported = kvsAdminListsExportsAndImports(pair, accepted);
 
             assertThat(pair.b.webadminCall("DELETE", "/kvs/cluster/adoptions/james-a").statusCode()).isEqualTo(204);
             assertThat(pair.b.webadminCall("GET", "/kvs/cluster/adoptions").body()).contains("\"state\":\"ENDED\"",
@@ -60,6 +60,14 @@ class ClusterAdminIT {
             Scenario.Result result = Scenario.account("cluster-admin", pair.sink, accepted, List.of(), "");
             assertThat(result.lost()).as(result.line()).isZero();
             assertThat(pair.b.errorRepositorySize()).isZero();
+
+            // import --take-over into a queue james-b writes: kvs-admin fences james-b (a higher epoch) and
+            // imports; james-b finds itself fenced (its next write of the queue answers STALE_EPOCH).
+            Path conf = pair.directory.resolve("james-b/conf");
+            assertThat(KvsAdminCli.run(0, conf, "import", "james-b/queue/outgoing@p5", exported.toString(), "--take-over"))
+                .contains(MAILS + " mail(s) imported");
+            awaitBody(pair.b, "/kvs/cluster", "\"fenced\":true");
+            assertThat(KvsAdminCli.run(0, conf, "list", "james-b/queue/outgoing@p5")).contains("kvs-admin");
         }
     }
 
@@ -69,7 +77,8 @@ class ClusterAdminIT {
      * queues and shows the 50 mails on two copies; export writes them as .eml files; import into a new
      * queue stores them all; import into a queue james-b writes is refused.
      */
-    private static void kvsAdminListsExportsAndImports(JamesPair pair, List<String> accepted) throws Exception {
+    /** @return the folder the queue was exported to */
+    private static Path kvsAdminListsExportsAndImports(JamesPair pair, List<String> accepted) throws Exception {
         Path conf = pair.directory.resolve("james-b/conf");
         String listing = KvsAdminCli.run(0, conf, "list", "james-");
         assertThat(listing).contains("james-a/queue/spool@p5", "adopted-by:james-b", "james-b/queue/outgoing@p5");
@@ -119,6 +128,7 @@ class ClusterAdminIT {
         assertThat(KvsAdminCli.run(1, conf, "table", "no-such/queue")).contains("no KVS node holds no-such/queue");
         assertThat(KvsAdminCli.run(1, conf, "import", "james-b/queue/outgoing@p5", exported.toString()))
             .contains("QUEUE_LOCKED", "--take-over");
+        return exported;
     }
 
     // Columns of kvs-admin list's per-node rows: QUEUE NODE MSGS BYTES OWNER EPOCH TXN SEQ DIGEST.
