@@ -25,7 +25,7 @@ class LargeMessageTwoCopiesTest extends ClusterRigTest<ProxiedCluster> {
     /** Just under the servers' default frame.maxBytes (64 MiB), as the James size hook allows. */
     private static final int BODY = (64 << 20) - 4096 - (64 << 10) - 4096;
     /** Bytes per second on each path: the frame takes about BODY / RATE seconds to get through. */
-    private static final long RATE = 8L << 20;
+    private static final long RATE = 4L << 20;
 
     @Test
     void aMessageNearTheFrameLimitOnASlowLinkIsStoredOnBothCopiesWithNoNodeDeclaredLost() throws Exception {
