@@ -28,7 +28,9 @@ import static org.assertj.core.api.Assertions.fail;
  * <li>{@code sim.seeds} (default 2,000), {@code sim.ops} (operations per seed, default 300),
  * {@code sim.from} (first seed, default 1): the CI run. Offline, the issue's 100,000 seeds:
  * {@code mvn -o test -pl kvs-replication -Dtest=ReplicationPropertyTest#manySeeds -Dsim.seeds=100000
- * -Dsim.maxSeconds=36000} (hours on two cores; split it with {@code sim.from}).</li>
+ * -Dsim.maxSeconds=36000} (hours on two cores; split it with {@code sim.from}, one JVM per 4,000 to
+ * 5,000 seeds: past about 10,000 seeds of store-full runs one JVM slowed to one core, its workers queued
+ * on Chronicle's {@code CleaningThreadLocal} registry, which every new journal's indexing scans).</li>
  * <li>{@code sim.threads} (default: the machine's processors): seeds run on this many threads at once,
  * each thread on servers of its own; a seed's run does not depend on its thread or on the seeds run
  * before it on the same servers, so the {@code sim.digests} file is the same for any count.</li>
