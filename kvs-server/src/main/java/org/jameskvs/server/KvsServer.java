@@ -1,5 +1,7 @@
 package org.jameskvs.server;
 
+import java.net.InetSocketAddress;
+
 import org.jameskvs.server.metrics.PrometheusEndpoint;
 import org.jameskvs.server.metrics.ServerMetrics;
 import org.jameskvs.server.net.NetworkServer;
@@ -72,7 +74,7 @@ public final class KvsServer implements AutoCloseable {
     }
 
     /** The address the metrics endpoint is bound to; null when metrics are off. */
-    public java.net.InetSocketAddress metricsAddress() {
+    public InetSocketAddress metricsAddress() {
         return metricsEndpoint == null ? null : metricsEndpoint.address();
     }
 
