@@ -47,23 +47,23 @@ class LargeMessageTwoCopiesTest extends ClusterRigTest<ProxiedCluster> {
         for (int i = 0; i < body.length; i += 4096) {
             body[i] = (byte) (i >>> 12);
         }
-        for (int i = 0; i < 2; i++) {
-            long t0 = System.nanoTime();
-            Ack a = q.put(("large-" + i).getBytes(StandardCharsets.UTF_8), 5, 0, null, body).get(300, TimeUnit.SECONDS);
-            System.out.printf("put of %d bytes on two copies at %d bytes/s: %s in %d ms%n", BODY, RATE, a.status(),
-                    (System.nanoTime() - t0) / 1_000_000);
-            assertThat(a.isOk()).as("put %d: %s %s; events %s", i, a.status(), a.reason(),
-                    cluster.eventsMatching(mark, e -> true)).isTrue();
-        }
+        long t0 = System.nanoTime();
+        Ack a = q.put("large".getBytes(StandardCharsets.UTF_8), 5, 0, null, body).get(300, TimeUnit.SECONDS);
+        long putNanos = System.nanoTime() - t0;
+        System.out.printf("put of %d bytes on two copies at %d bytes/s: %s in %d ms%n", BODY, RATE, a.status(), putNanos / 1_000_000);
+        assertThat(a.isOk()).as("put: %s %s; events %s", a.status(), a.reason(), cluster.eventsMatching(mark, e -> true)).isTrue();
+        // Not a timing claim: the put must have outlasted the backstop, else this test did not test it.
+        assertThat(putNanos).as("the put outlasted the call's backstop (6 request timeouts)")
+                .isGreaterThan(6 * cluster.config.requestTimeout().toNanos());
         Ack small = q.put("small".getBytes(StandardCharsets.UTF_8), 5, 0, null, new byte[16]).get(60, TimeUnit.SECONDS);
         assertThat(small.isOk()).as("%s %s", small.status(), small.reason()).isTrue();
 
         assertThat(cluster.eventsMatching(mark, e -> e.contains(" NG") || e.contains("isolate")
                 || e.contains("failed") || e.contains("DATA LOSS")))
-                .as("no path NG, no retry, no copy isolated while the large frames were sent").isEmpty();
+                .as("no path NG, no retry, no copy isolated while the large frame was sent").isEmpty();
         assertThat(cluster.awaitTwoSyncCopies(Q, Duration.ofSeconds(60))).containsExactlyInAnyOrderElementsOf(copies);
         for (String node : copies) {
-            assertThat(cluster.readCopy(node, Q)).as("copy on " + node).containsExactly("large-0", "large-1", "small");
+            assertThat(cluster.readCopy(node, Q)).as("copy on " + node).containsExactly("large", "small");
         }
         ReadResult first = q.read(0, 1, 128 << 20, 0).get(120, TimeUnit.SECONDS);
         assertThat(first.isOk()).as("%s %s", first.status(), first.reason()).isTrue();

@@ -1,5 +1,6 @@
 package org.jameskvs.replication;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -43,9 +44,10 @@ import static org.assertj.core.api.Assertions.fail;
  * seed is printed with the line that replays it.</li>
  * <li>{@code sim.blockBytes}: the journals' Chronicle block size (default 256 KiB, see {@link RealNode}).</li>
  * <li>{@code sim.diskFull=true}: {@code manySeeds} (and {@code sim.seed}) with store-full faults too, as
- * {@code storeFullSeeds} always runs ({@code sim.storeFullFrom}, {@code sim.storeFullSeeds}: 1, 1,000).</li>
+ * {@code storeFullSeeds} always runs ({@code sim.storeFullFrom}, {@code sim.storeFullSeeds}: 1, 500).</li>
  * </ul>
  */
+@Tag("simulation")
 class ReplicationPropertyTest extends RealNodeSimulation {
     /** Real servers; {@code -Dsim.model=true}: the model ({@link SimServer}) instead, for comparison. */
     private static Function<String, SimNode> nodesFor(RealNode.Pool pool, long seed) {
@@ -74,11 +76,11 @@ class ReplicationPropertyTest extends RealNodeSimulation {
      * The same simulation with one more fault, a node's store full (PUTs refused with DISK_FULL until
      * it restarts with room; see {@code SimRun}): a copy that refuses a PUT the other took stays, the PUT
      * is undone, the copies' digests are aligned. Its own seeds ({@code sim.storeFullFrom},
-     * {@code sim.storeFullSeeds}, 1,000 in CI), the same checker.
+     * {@code sim.storeFullSeeds}, 500 in CI), the same checker.
      */
     @Test
     void storeFullSeeds() throws InterruptedException {
-        runSeeds(Integer.getInteger("sim.storeFullFrom", 1), Integer.getInteger("sim.storeFullSeeds", 1000),
+        runSeeds(Integer.getInteger("sim.storeFullFrom", 1), Integer.getInteger("sim.storeFullSeeds", 500),
                 Integer.getInteger("sim.ops", 300), true);
     }
 

@@ -21,7 +21,25 @@ public final class FreePorts {
      */
     private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
+    /** How many blocks the port range is cut into: at most this many test JVMs can run side by side. */
+    static final int FORK_BLOCKS = 4;
+
+    /**
+     * The system property naming this test JVM's fork number (1, 2, ...; the build passes surefire's
+     * {@code ${surefire.forkNumber}}). Absent or not a number: block 0.
+     */
+    public static final String FORK_NUMBER_PROPERTY = "kvs.test.forkNumber";
+
     private FreePorts() {
+    }
+
+    /** This JVM's block of the port range: its fork number minus one, modulo {@link #FORK_BLOCKS}. */
+    static int forkBlock() {
+        try {
+            return Math.floorMod(Integer.parseInt(System.getProperty(FORK_NUMBER_PROPERTY, "1").trim()) - 1, FORK_BLOCKS);
+        } catch (NumberFormatException unset) {
+            return 0;
+        }
     }
 
     /**
@@ -38,10 +56,12 @@ public final class FreePorts {
         } catch (IOException | RuntimeException notLinux) {
             // keep Linux's default
         }
-        int base = 10_000;
-        int span = Math.max(1_000, ephemeralLow - base);
+        // Test JVMs running side by side (surefire's forkCount > 1) each draw from a block of their own:
+        // the set above is per JVM, and another JVM's process may not have bound its port yet.
+        int blockSpan = Math.max(1_000, ephemeralLow - 10_000) / FORK_BLOCKS;
+        int base = 10_000 + forkBlock() * blockSpan;
         for (int attempt = 0; attempt < 200; attempt++) {
-            int port = base + ThreadLocalRandom.current().nextInt(span);
+            int port = base + ThreadLocalRandom.current().nextInt(blockSpan);
             if (HANDED_OUT.contains(port)) {
                 continue; // free now, but given to a process of this run that may not have bound it yet
             }
@@ -52,7 +72,7 @@ public final class FreePorts {
                 // another one
             }
         }
-        throw new UncheckedIOException(new IOException("no free port in " + base + ".." + (base + span)));
+        throw new UncheckedIOException(new IOException("no free port in " + base + ".." + (base + blockSpan)));
     }
 
     /** Whether something accepts TCP connections on the loopback {@code port} (within half a second). */
