@@ -8,6 +8,7 @@ import org.jameskvs.client.OpenResult;
 import org.jameskvs.client.QueueStat;
 import org.jameskvs.server.storage.JournalDamage;
 import org.jameskvs.server.storage.RollingJournalServers;
+import org.jameskvs.testkit.FreePorts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -217,7 +218,7 @@ class DamagedCopyRebuildTest {
     private List<String> writeTwoBatchesAndStop(String stopped) throws Exception {
         List<ReplicationConfig.NodeSpec> specs = new ArrayList<>();
         for (String n : NODES) {
-            servers.start(n, 0);
+            servers.start(n, FreePorts.next()); // a port it keeps across restarts (bind(0) ports are ephemeral)
             specs.add(new ReplicationConfig.NodeSpec(n, "127.0.0.1", servers.port(n), "127.0.0.1", servers.port(n)));
         }
         // Lenient heartbeats: a copy lost to a slow machine while writing would refuse the writes.

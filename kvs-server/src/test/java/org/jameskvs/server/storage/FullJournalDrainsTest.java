@@ -26,6 +26,8 @@ class FullJournalDrainsTest {
     private static final long LIMIT = 2L << 20;
     /** The replicating writer's record's id (a leading zero byte: not a mail). */
     private static final byte[] SYSTEM_RECORD = {0, 'r', 'e', 'p', 'l'};
+    /** At most the journal bytes of a REPLACE with a 5-byte state (the record, its framing, alignment). */
+    private static final long FIRST_RECORD_BYTES = 256;
 
     @TempDir
     Path dir;
@@ -79,6 +81,56 @@ class FullJournalDrainsTest {
         }
         try (QueueStore store = QueueStore.open(config)) {
             assertThat(all(store, store.queue("q"))).as("after a restart").containsExactly("after");
+        }
+    }
+
+    /**
+     * The reserve's size ({@code Journal.checkSpace}): past {@code journal.maxBytes}, records other than
+     * a mail's PUT go on up to an eighth of it plus the newest journal file's header (a file that begins
+     * at the limit must not eat the reserve), and no further: the first record that does not fit is
+     * refused with DISK_FULL naming that end.
+     */
+    @Test
+    void theReserveIsAnEighthOfTheLimitPlusTheNewestFilesHeaderAndNoMore() {
+        StoreConfig base = secondlyJournal(dir, clock);
+        StoreConfig config = base.withMaxJournalBytes(LIMIT).withTuning(base.tuning().withCompaction(0, 1.0, 32L << 20));
+        List<String> stored = new ArrayList<>();
+        try (QueueStore store = QueueStore.open(config)) {
+            QueueState q = store.create("q", 0, 0);
+            assertThat(fill(store, q, stored, 10_000, Integer.MAX_VALUE)).isEqualTo(Status.DISK_FULL);
+            assertThat(store.commit()).isEqualTo(Status.OK);
+            byte[] mail = id(stored.get(0));
+
+            // A new file begins with a REPLACE at the limit: its header is what that first record added,
+            // less the record itself (FIRST_RECORD_BYTES at most).
+            clock.advanceMillis(1000);
+            long before = store.journalUsedBytes();
+            assertThat(store.replace(q, mail, 0, 1, buf("first"))).isEqualTo(Status.OK);
+            long headerAndFirst = store.journalUsedBytes() - before;
+            assertThat(store.journalFiles()).as("the REPLACE began a new file").isEqualTo(2);
+
+            byte[] state = new byte[4096];
+            Status last = Status.OK;
+            int taken = 0;
+            while (last == Status.OK && taken < 10_000) {
+                last = store.replace(q, mail, 0, 2 + taken, buf(state));
+                taken += last == Status.OK ? 1 : 0;
+            }
+            long used = store.journalUsedBytes();
+            String refusal = store.lastError();
+            System.out.printf("FullJournalDrainsTest: limit %d, the newest file's header and first record %d, %d REPLACEs of"
+                    + " %d bytes into the reserve, used %d: %s%n", LIMIT, headerAndFirst, taken, state.length, used, refusal);
+            assertThat(last).as("a REPLACE past the reserve").isEqualTo(Status.DISK_FULL);
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("limit (\\d+) \\(journal.maxBytes and its reserve\\)")
+                    .matcher(refusal);
+            assertThat(m.find()).as("the refusal names the reserve's end: %s", refusal).isTrue();
+            long reserveEnd = Long.parseLong(m.group(1));
+            assertThat(reserveEnd).as("journal.maxBytes + an eighth of it + the newest file's header")
+                    .isBetween(LIMIT + LIMIT / 8 + headerAndFirst - FIRST_RECORD_BYTES, LIMIT + LIMIT / 8 + headerAndFirst);
+            assertThat(used).as("the journal never goes past the reserve").isLessThanOrEqualTo(reserveEnd);
+            assertThat(reserveEnd - used).as("refused only once the next record no longer fits")
+                    .isLessThan(state.length + 512L);
+            assertThat(store.commit()).isEqualTo(Status.OK);
         }
     }
 
