@@ -36,8 +36,7 @@ class FullJournalDrainsTest {
 
     @Test
     void aFullJournalTakesDeletesAndReplacesAndTakesPutsAgainOnceItsDeadFileIsGone() {
-        StoreConfig base = secondlyJournal(dir, clock);
-        StoreConfig config = base.withMaxJournalBytes(LIMIT).withTuning(base.tuning().withCompaction(0, 1.0, 32L << 20));
+        StoreConfig config = limitedJournal();
         List<String> stored = new ArrayList<>();
         try (QueueStore store = QueueStore.open(config)) {
             QueueState q = store.create("q", 0, 0);
@@ -92,8 +91,7 @@ class FullJournalDrainsTest {
      */
     @Test
     void theReserveIsAnEighthOfTheLimitPlusTheNewestFilesHeaderAndNoMore() {
-        StoreConfig base = secondlyJournal(dir, clock);
-        StoreConfig config = base.withMaxJournalBytes(LIMIT).withTuning(base.tuning().withCompaction(0, 1.0, 32L << 20));
+        StoreConfig config = limitedJournal();
         List<String> stored = new ArrayList<>();
         try (QueueStore store = QueueStore.open(config)) {
             QueueState q = store.create("q", 0, 0);
@@ -158,6 +156,15 @@ class FullJournalDrainsTest {
         try (QueueStore store = QueueStore.open(StoreConfig.defaults(dir).withMinFreeDiskBytes(0))) {
             assertThat(all(store, store.queue("q"))).as("after a restart").containsExactly("kept");
         }
+    }
+
+    /**
+     * One journal file per second of the test's clock, {@code journal.maxBytes} at {@link #LIMIT}, an
+     * older file compacted at once (age 0, any live ratio).
+     */
+    private StoreConfig limitedJournal() {
+        StoreConfig base = secondlyJournal(dir, clock);
+        return base.withMaxJournalBytes(LIMIT).withTuning(base.tuning().withCompaction(0, 1.0, 32L << 20));
     }
 
     /** At most {@code count} PUTs of {@code size}-byte bodies, until one is refused: the last status. */
