@@ -3,6 +3,8 @@ package org.jameskvs.james.codec;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +21,7 @@ import javax.mail.internet.MimeMessage;
 import org.apache.james.core.MailAddress;
 import org.apache.james.core.MaybeSender;
 import org.apache.james.server.core.MailImpl;
+import org.apache.james.server.core.MimeMessageWrapper;
 import org.apache.mailet.Attribute;
 import org.apache.mailet.AttributeName;
 import org.apache.mailet.Mail;
@@ -49,7 +52,8 @@ import org.slf4j.LoggerFactory;
  * i32   n                  attributes, each: str name, str value as AttributeValue JSON
  *                          (AttributeValue.toJson, written and read by AttributeJson)
  * u8    hasMessage         0 = the mail has no MimeMessage
- * tail                     the MIME bytes as MimeMessage.writeTo wrote them
+ * tail                     the MIME bytes (writeMime: MimeMessage.writeTo's, or an unmodified
+ *                          message's bytes as they came)
  * </pre>
  * DSN parameters need no section: James keeps them in mail attributes
  * ({@code Mail.setDsnParameters} writes them there), so they travel with the attributes.
@@ -100,13 +104,34 @@ public final class MailCodec {
             } else {
                 out.writeByte(1);
                 out.flush();
-                message.writeTo(bytes);
+                writeMime(message, bytes);
             }
             out.flush();
             return bytes.toByteArray();
         } catch (IOException e) {
             throw new MessagingException("Cannot encode mail " + mail.getName(), e);
         }
+    }
+
+    /**
+     * The message's MIME bytes. An unmodified James {@link MimeMessageWrapper} (the form of every mail
+     * James received by SMTP or read back from a queue, until a mailet changes it) is copied from its
+     * source as it came: its {@code writeTo} would parse the headers and write them out again on every
+     * call, even for an unmodified message (James 3.8.1 and 3.9.0), and a mail is encoded once per
+     * queue it enters. For a message whose lines end in CRLF, as SMTP delivers them, the bytes are
+     * the same as {@code writeTo}'s ({@code MailCodecTest}); a header line ending in a bare LF is kept
+     * as it came instead of being written with CRLF, and {@code writeTo} does that rewriting when
+     * the decoded mail is written out (delivery, export). A modified message, or one that is not a
+     * wrapper, goes through {@code writeTo}.
+     */
+    static void writeMime(MimeMessage message, OutputStream out) throws IOException, MessagingException {
+        if (message instanceof MimeMessageWrapper wrapper && !wrapper.isModified()) {
+            try (InputStream in = wrapper.getMessageInputStream()) {
+                in.transferTo(out);
+            }
+            return;
+        }
+        message.writeTo(out);
     }
 
     /**

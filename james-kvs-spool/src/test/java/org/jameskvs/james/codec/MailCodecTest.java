@@ -23,6 +23,7 @@ import org.apache.james.core.MailAddress;
 import org.apache.james.core.MaybeSender;
 import org.apache.james.core.builder.MimeMessageBuilder;
 import org.apache.james.server.core.MailImpl;
+import org.apache.james.server.core.MimeMessageWrapper;
 import org.apache.mailet.Attribute;
 import org.apache.mailet.AttributeName;
 import org.apache.mailet.AttributeValue;
@@ -218,6 +219,88 @@ class MailCodecTest {
             .isInstanceOf(javax.mail.MessagingException.class);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> MailCodec.decode("nope".getBytes(StandardCharsets.US_ASCII), "x"))
             .isInstanceOf(javax.mail.MessagingException.class);
+    }
+
+    // --- writeMime: an unmodified wrapper is copied from its source, anything else goes through writeTo
+
+    private static final String CRLF_MIME = "Received: from client by james\r\n"
+        + "Subject: hello\r\n"
+        + "X-Folded: a\r\n b\r\n"
+        + "Content-Type: text/plain\r\n"
+        + "\r\n"
+        + "body line 1\r\nbody line 2\r\n";
+
+    private static MimeMessageWrapper wrapper(String mime) throws Exception {
+        byte[] bytes = mime.getBytes(StandardCharsets.US_ASCII);
+        return new MimeMessageWrapper(new BytesMimeMessageSource("src", bytes, 0, bytes.length));
+    }
+
+    /** The MIME tail of an encoded mail (what follows the hasMessage byte). */
+    private static byte[] tail(byte[] encoded, int mimeLength) {
+        return java.util.Arrays.copyOfRange(encoded, encoded.length - mimeLength, encoded.length);
+    }
+
+    @Test
+    void anUnmodifiedWrappersBytesAreWhatWriteToGivesForCrlfMail() throws Exception {
+        byte[] viaWriteTo = mimeBytes(wrapper(CRLF_MIME));
+        ByteArrayOutputStream fast = new ByteArrayOutputStream();
+        MailCodec.writeMime(wrapper(CRLF_MIME), fast);
+        assertThat(fast.toByteArray()).isEqualTo(viaWriteTo).isEqualTo(CRLF_MIME.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    @Test
+    void anUnmodifiedWrapperIsCopiedAsItCameAndWrittenOutAsWriteToWouldAfterDecoding() throws Exception {
+        // A bare LF ends one header line: writeTo writes it with CRLF, the copy keeps it; so the copy
+        // is the source's bytes (the fast path was taken), and the decoded mail writes out as James would.
+        String mime = "Subject: hello\nX-Other: x\r\n\r\nbody\r\n";
+        byte[] raw = mime.getBytes(StandardCharsets.US_ASCII);
+        byte[] asJamesWritesIt = mimeBytes(wrapper(mime));
+        assertThat(asJamesWritesIt).isNotEqualTo(raw);
+        // setMessageContent wraps the source as it is (as SMTP intake and a queue's decode do);
+        // the builder's mimeMessage(...) would copy the message through writeTo first
+        MailImpl lf = mail("lf").build();
+        lf.setMessageContent(new BytesMimeMessageSource("lf", raw, 0, raw.length));
+        assertThat(lf.getMessage()).isInstanceOf(MimeMessageWrapper.class);
+
+        byte[] encoded = MailCodec.encode(lf);
+        assertThat(tail(encoded, mime.length())).isEqualTo(mime.getBytes(StandardCharsets.US_ASCII));
+        assertThat(mimeBytes(MailCodec.decode(encoded, "lf").getMessage())).isEqualTo(asJamesWritesIt);
+    }
+
+    @Test
+    void aModifiedWrapperGoesThroughWriteTo() throws Exception {
+        MimeMessageWrapper modified = wrapper(CRLF_MIME);
+        modified.setHeader("X-Added", "by a mailet");
+        assertThat(modified.isModified()).isTrue();
+        byte[] expected = mimeBytes(modified);
+        assertThat(new String(expected, StandardCharsets.US_ASCII)).contains("X-Added: by a mailet");
+
+        byte[] encoded = MailCodec.encode(mail("mod").mimeMessage(modified).build());
+        assertThat(tail(encoded, expected.length)).isEqualTo(expected);
+        assertThat(mimeBytes(MailCodec.decode(encoded, "mod").getMessage())).isEqualTo(expected);
+    }
+
+    @Test
+    void aWrapperWhoseContentWasReadButNotChangedKeepsItsBytes() throws Exception {
+        MimeMessageWrapper read = wrapper(CRLF_MIME);
+        assertThat(read.getContent()).isEqualTo("body line 1\r\nbody line 2\r\n");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        MailCodec.writeMime(read, out);
+        assertThat(out.toByteArray()).isEqualTo(CRLF_MIME.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    @Test
+    void aMailReadBackFromAQueueIsEncodedAgainByteForByte() throws Exception {
+        // the spooler's enqueue into outgoing: a mail decoded from the spool, unmodified, encoded again
+        MailImpl received = mail("again").build();
+        byte[] raw = CRLF_MIME.getBytes(StandardCharsets.US_ASCII);
+        received.setMessageContent(new BytesMimeMessageSource("again", raw, 0, raw.length));
+        byte[] first = MailCodec.encode(received);
+        Mail decoded = MailCodec.decode(first, "again");
+        byte[] second = MailCodec.encode(decoded);
+        assertThat(tail(second, CRLF_MIME.length())).isEqualTo(CRLF_MIME.getBytes(StandardCharsets.US_ASCII));
+        assertThat(mimeBytes(MailCodec.decode(second, "again").getMessage()))
+            .isEqualTo(CRLF_MIME.getBytes(StandardCharsets.US_ASCII));
     }
 
     private static byte[] concat(byte[] a, byte[] b) {
