@@ -143,11 +143,23 @@ class AdoptionTest {
             java.util.regex.Matcher unrenewed = java.util.regex.Pattern.compile("not renewed for (\\d+) ms").matcher(adopting.get(0));
             assertThat(unrenewed.find()).as(adopting.get(0)).isTrue();
             assertThat(Long.parseLong(unrenewed.group(1))).as(adopting.get(0)).isGreaterThanOrEqualTo(LEASE_TIMEOUT_MILLIS);
-            org.jameskvs.replication.Lease claim = ((ReplicatedKvsOpener) b.opener)
-                .peekLease(NodeIdentityGuard.leaseQueueOf("ns-a")).get(30, java.util.concurrent.TimeUnit.SECONDS).orElseThrow();
-            assertThat(claim.owner()).isEqualTo("adopted-by:" + b.queues.configuration().ownerName());
+            // The adoption is listed once it starts; its claim on A's lease is written as it goes:
+            // wait for that record (bounded), then check it.
+            String claimant = "adopted-by:" + b.queues.configuration().ownerName();
+            org.jameskvs.replication.Lease claim = peekLease(b, "ns-a");
+            Instant claimDeadline = Instant.now().plusSeconds(30);
+            while (!claim.owner().equals(claimant) && Instant.now().isBefore(claimDeadline)) {
+                Thread.sleep(50);
+                claim = peekLease(b, "ns-a");
+            }
+            assertThat(claim.owner()).isEqualTo(claimant);
             assertThat(claim.epoch()).isGreaterThan(adoptedOn.epoch());
         }
+    }
+
+    private static org.jameskvs.replication.Lease peekLease(Node node, String namespace) throws Exception {
+        return ((ReplicatedKvsOpener) node.opener).peekLease(NodeIdentityGuard.leaseQueueOf(namespace))
+            .get(30, java.util.concurrent.TimeUnit.SECONDS).orElseThrow();
     }
 
     /** B's view of A's lease ({@code ns-a}) once it satisfies {@code condition}; bounded (60 s). */
