@@ -118,10 +118,11 @@ public final class MailCodec {
      * from a queue holds until a mailet changes it; {@code MailImpl.setMessage} also wraps what it is
      * given in one) is copied from its source as it came: James 3.8.1's {@code writeTo} parses the
      * headers and writes them out again on every call, even for an unmodified message, and a mail is
-     * encoded once per queue it enters (1 KB encode 19.8 -> 6.3 us, report/plugin-cost.md). For a message whose lines end in CRLF, as SMTP delivers them, the bytes are
-     * the same as {@code writeTo}'s ({@code MailCodecTest}); a header line ending in a bare LF is kept
-     * as it came instead of being written with CRLF, and {@code writeTo} does that rewriting when
-     * the decoded mail is written out (delivery, export). A modified message, or one that is not a
+     * encoded once per queue it enters (1 KB encode 19.8 -> 6.3 us, report/plugin-cost.md). For a
+     * message whose lines end in CRLF, as SMTP delivers them, the bytes are the same as
+     * {@code writeTo}'s ({@code MailCodecTest}); a header line ending in a bare LF is kept as it came
+     * instead of being written with CRLF, and {@code writeTo} does that rewriting when the decoded
+     * mail is written out (delivery, export). A modified message, or one that is not a
      * wrapper, goes through {@code writeTo}.
      */
     static void writeMime(MimeMessage message, OutputStream out) throws IOException, MessagingException {

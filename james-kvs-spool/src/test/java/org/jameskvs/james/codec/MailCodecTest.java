@@ -230,9 +230,14 @@ class MailCodecTest {
         + "\r\n"
         + "body line 1\r\nbody line 2\r\n";
 
-    private static MimeMessageWrapper wrapper(String mime) throws Exception {
+    /** The MIME text as a source that serves its bytes as they are. */
+    private static BytesMimeMessageSource source(String name, String mime) {
         byte[] bytes = mime.getBytes(StandardCharsets.US_ASCII);
-        return new MimeMessageWrapper(new BytesMimeMessageSource("src", bytes, 0, bytes.length));
+        return new BytesMimeMessageSource(name, bytes, 0, bytes.length);
+    }
+
+    private static MimeMessageWrapper wrapper(String mime) throws Exception {
+        return new MimeMessageWrapper(source("src", mime));
     }
 
     /** The MIME tail of an encoded mail (what follows the hasMessage byte). */
@@ -259,7 +264,7 @@ class MailCodecTest {
         // setMessageContent wraps the source as it is (as SMTP intake and a queue's decode do);
         // the builder's mimeMessage(...) would copy the message through writeTo first
         MailImpl lf = mail("lf").build();
-        lf.setMessageContent(new BytesMimeMessageSource("lf", raw, 0, raw.length));
+        lf.setMessageContent(source("lf", mime));
         assertThat(lf.getMessage()).isInstanceOf(MimeMessageWrapper.class);
 
         byte[] encoded = MailCodec.encode(lf);
@@ -293,8 +298,7 @@ class MailCodecTest {
     void aMailReadBackFromAQueueIsEncodedAgainByteForByte() throws Exception {
         // the spooler's enqueue into outgoing: a mail decoded from the spool, unmodified, encoded again
         MailImpl received = mail("again").build();
-        byte[] raw = CRLF_MIME.getBytes(StandardCharsets.US_ASCII);
-        received.setMessageContent(new BytesMimeMessageSource("again", raw, 0, raw.length));
+        received.setMessageContent(source("again", CRLF_MIME));
         byte[] first = MailCodec.encode(received);
         Mail decoded = MailCodec.decode(first, "again");
         byte[] second = MailCodec.encode(decoded);
