@@ -4,13 +4,10 @@ import org.jameskvs.protocol.Status;
 import org.jameskvs.replication.QueueReplica.Phase;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,22 +25,6 @@ final class RecordAndRebuild {
     private Member checkedSource;
     /** The preferred target of the start the check is for. */
     private String checkPreferred;
-    /**
-     * Nodes whose store refused a write of this queue (disk full, ...): no rebuild starts onto them
-     * before {@link StoreBackoff#notBefore}. Without it a node that stays full was chosen again at
-     * once, refused again, was isolated again: a rebuild attempt about twice a second per queue and
-     * a log line each time, for as long as the disk stayed full (DiskFullIntakeE2ETest's logs).
-     */
-    private final Map<String, StoreBackoff> refusedStores = new HashMap<>();
-    static final long FIRST_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
-    static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(30);
-
-    /** A node's wait before it is a rebuild target again: doubles at each refusal after the wait, up to 30 s. */
-    private static final class StoreBackoff {
-        long notBefore;
-        long waitNanos;
-    }
-
     RecordAndRebuild(QueueReplica q) {
         this.q = q;
     }
@@ -99,8 +80,8 @@ final class RecordAndRebuild {
         if (target == null) {
             if (!q.noTargetReported) {
                 q.noTargetReported = true;
-                q.event("no node can take a second copy" + (refusedStores.isEmpty() ? ""
-                        : " (store refused writes on " + String.join(", ", new TreeSet<>(refusedStores.keySet()))
+                q.event("no node can take a second copy" + (q.core.refusingStores.nodes().isEmpty() ? ""
+                        : " (store refused writes on " + String.join(", ", q.core.refusingStores.nodes())
                         + ": retried after a wait)") + ": writes refused");
             }
             return;
@@ -154,32 +135,20 @@ final class RecordAndRebuild {
     }
 
     private boolean usableTarget(String node, long now) {
-        StoreBackoff b = refusedStores.get(node);
-        return q.core.health(node).up() && (b == null || now - b.notBefore >= 0);
+        return q.core.health(node).up() && q.core.refusingStores.mayRebuildOnto(node, now);
     }
 
     /**
-     * A copy on {@code node} answered a store failure: the next rebuild onto that node waits (1 s,
-     * then doubling to 30 s while it keeps refusing); with a third node the copy goes there instead.
-     * Refusals within a wait count once. A PUT the node takes forgets it ({@link #storeAccepted}).
+     * A copy on {@code node} answered a store failure: no rebuild of any queue starts onto that node
+     * for a while ({@link RefusingStores}: 1 s, doubling to 30 s while it keeps refusing); with a
+     * third node the copy goes there instead. A PUT the node takes ends the wait ({@link #storeAccepted}).
      */
     void storeRefused(String node, Status status) {
-        long now = q.core.clock.nanoTime();
-        StoreBackoff b = refusedStores.get(node);
-        if (b == null) {
-            b = new StoreBackoff();
-            b.waitNanos = FIRST_BACKOFF_NANOS;
-            refusedStores.put(node, b);
-        } else if (now - b.notBefore < 0) {
-            return;
-        } else if (now - b.notBefore > MAX_BACKOFF_NANOS) {
-            b.waitNanos = FIRST_BACKOFF_NANOS; // the last refusal is long past: start over
-        } else {
-            b.waitNanos = Math.min(b.waitNanos * 2, MAX_BACKOFF_NANOS);
+        long wait = q.core.refusingStores.refused(node, q.core.clock.nanoTime());
+        if (wait > 0) {
+            q.event(node + " refused a write (" + status + "): no rebuild onto it for "
+                    + TimeUnit.NANOSECONDS.toMillis(wait) + " ms");
         }
-        b.notBefore = now + b.waitNanos;
-        q.event(node + " refused a write (" + status + "): no rebuild onto it for "
-                + TimeUnit.NANOSECONDS.toMillis(b.waitNanos) + " ms");
     }
 
     /**
@@ -188,9 +157,7 @@ final class RecordAndRebuild {
      * one, refuse the next PUT, and start over at 1 s, about once a second for as long as it is full.
      */
     void storeAccepted(String node) {
-        if (!refusedStores.isEmpty()) {
-            refusedStores.remove(node);
-        }
+        q.core.refusingStores.accepted(node);
     }
 
     /**

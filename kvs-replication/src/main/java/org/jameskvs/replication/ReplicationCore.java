@@ -44,6 +44,8 @@ public final class ReplicationCore {
      * this process's own unfinished creation, not an earlier open's trace. Dropped once created.
      */
     final Map<String, java.util.Set<Long>> freshFences = new java.util.HashMap<>();
+    /** Nodes whose store refused a write: no rebuild of any queue onto them for a while. */
+    final RefusingStores refusingStores = new RefusingStores();
     /** Record reads in flight ({@link #peekRecord}). */
     private final RecordPeeks peeks = new RecordPeeks(this);
     /** Requests awaiting an answer, by token: this table sees every request and answer. */

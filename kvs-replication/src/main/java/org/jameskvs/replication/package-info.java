@@ -118,7 +118,7 @@
  * its digest no longer followed, the next open compares the copies ({@code CatchUp.onAligned})</td></tr>
  * <tr><td>any member</td><td>answer with a store failure (DISK_FULL, STORAGE_ERROR)
  * ({@code RecordAndRebuild.storeRefused})</td><td>unchanged (what the answer itself means is decided as for any answer)</td>
- * <td>no rebuild onto that node for 1 s, doubling while it keeps refusing, up to 30 s, until it takes a PUT;
+ * <td>no rebuild of any queue onto that node ({@code RefusingStores}, one per process) for 1 s, doubling while it keeps refusing, up to 30 s, until it takes a PUT;
  * another node of the group is taken meanwhile</td></tr>
  * <tr><td>(new member)</td><td>fewer than two members, a node up and not waiting after a store failure
  * ({@code RecordAndRebuild.startRebuildIfPossible})</td>

@@ -12,8 +12,8 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The wait before a rebuild onto a node whose store refused a write ({@link RecordAndRebuild#storeRefused}),
- * on a clock the test moves: 1 s, doubling at each refusal after the wait, capped at 30 s; refusals inside a
+ * The wait before a rebuild onto a node whose store refused a write ({@link RecordAndRebuild#storeRefused},
+ * {@link RefusingStores}), on a clock the test moves: one wait per node for every queue of the process; 1 s, doubling at each refusal after the wait, capped at 30 s; refusals inside a
  * wait count once; it starts over at 1 s after a PUT the node took, or at a refusal more than 30 s after
  * the last wait ended. {@code FullDiskNodeTest} sees the first waits on real servers; the cap needs minutes of real
  * time there, so it is proven here.
@@ -24,15 +24,46 @@ class StoreBackoffTest {
 
     private long now = 1_000 * SECOND;
     private final List<String> events = new ArrayList<>();
-    private final RecordAndRebuild records = replica().records;
+    private final ReplicationCore core = core();
+    private final RecordAndRebuild records = new QueueReplica(core, "q", "owner").records;
 
-    private QueueReplica replica() {
+    private ReplicationCore core() {
         ReplicationConfig config = ReplicationConfig.of(List.of(
                 new ReplicationConfig.NodeSpec("a", "h", 1, "h", 1),
                 new ReplicationConfig.NodeSpec("b", "h", 2, "h", 2)), "u", "p");
-        ReplicationCore core = new ReplicationCore(config, () -> now, request -> { }, 7);
-        core.onEvent(events::add);
-        return new QueueReplica(core, "q", "owner");
+        ReplicationCore c = new ReplicationCore(config, () -> now, request -> { }, 7);
+        c.onEvent(events::add);
+        return c;
+    }
+
+    /**
+     * A node keeps every queue in one journal: a refusal seen by queue q keeps queue r's rebuilds off
+     * that node too, a refusal r sees inside that wait counts once, and a PUT the node takes for r
+     * ends the wait for q. (Per queue, a full node drew each other queue's first rebuild.)
+     */
+    @Test
+    void oneWaitPerNodeForEveryQueueOfTheProcess() {
+        RecordAndRebuild other = new QueueReplica(core, "r", "owner").records;
+        assertThat(other.otherTargetAvailable()).as("no refusal yet: a or b can take r's copy").isTrue();
+        records.storeRefused("a", Status.DISK_FULL);
+        records.storeRefused("b", Status.DISK_FULL);
+        assertThat(other.otherTargetAvailable()).as("both nodes refused q's writes: none takes r's copy").isFalse();
+
+        int announced = events.size();
+        now += SECOND / 2;
+        other.storeRefused("b", Status.DISK_FULL);
+        assertThat(events).as("r's refusal inside the wait q started counts once").hasSize(announced);
+
+        now += SECOND / 2;
+        assertThat(other.otherTargetAvailable()).as("the 1 s wait is over for r too").isTrue();
+        assertThat(refuseNow()).as("q's next refusal of b doubles the node's wait").isEqualTo(2_000L);
+        assertThat(other.otherTargetAvailable()).as("a's wait is over: a takes r's copy").isTrue();
+        other.storeRefused("a", Status.DISK_FULL);
+        assertThat(other.otherTargetAvailable()).as("a refused r's write after its wait: both wait again").isFalse();
+
+        other.storeAccepted("b");
+        assertThat(records.otherTargetAvailable()).as("b took a PUT of r: q may rebuild onto it again").isTrue();
+        assertThat(refuseNow()).as("b's next refusal, seen by q, waits 1 s again").isEqualTo(1_000L);
     }
 
     @Test
