@@ -72,10 +72,7 @@ class AdoptionTest {
 
         Node b = node("b");
         ClusterWatch watch = b.watch();
-        Instant deadline = Instant.now().plusSeconds(60);
-        while (Instant.now().isBefore(deadline) && !drained(watch, "ns-a")) {
-            Thread.sleep(100);
-        }
+        awaitUntil(() -> drained(watch, "ns-a"));
         assertThat(watch.adoptions()).as("adoptions").singleElement()
             .satisfies(view -> assertThat(view.state()).isEqualTo("DRAINED"))
             .satisfies(view -> assertThat(view.moved()).isEqualTo(queued.size() + 1));
@@ -127,10 +124,7 @@ class AdoptionTest {
             assertThat(a.queues.fencing().isFenced()).isFalse();
 
             a.die();
-            Instant deadline = Instant.now().plusSeconds(60);
-            while (Instant.now().isBefore(deadline) && watch.adoptions().isEmpty()) {
-                Thread.sleep(50);
-            }
+            awaitUntil(() -> !watch.adoptions().isEmpty());
             assertThat(watch.adoptions()).as("adoption once A is gone").isNotEmpty();
             // While the adoption runs B no longer reads the lost node's lease: its view is the record it adopted on.
             PeerView adoptedOn = watch.peers().stream().filter(v -> v.namespace().equals("ns-a")).findFirst().orElseThrow();
@@ -146,14 +140,26 @@ class AdoptionTest {
             // The adoption is listed once it starts; its claim on A's lease is written as it goes:
             // wait for that record (bounded), then check it.
             String claimant = "adopted-by:" + b.queues.configuration().ownerName();
+            awaitUntil(() -> peekLease(b, "ns-a").owner().equals(claimant));
             org.jameskvs.replication.Lease claim = peekLease(b, "ns-a");
-            Instant claimDeadline = Instant.now().plusSeconds(30);
-            while (!claim.owner().equals(claimant) && Instant.now().isBefore(claimDeadline)) {
-                Thread.sleep(50);
-                claim = peekLease(b, "ns-a");
-            }
             assertThat(claim.owner()).isEqualTo(claimant);
             assertThat(claim.epoch()).isGreaterThan(adoptedOn.epoch());
+        }
+    }
+
+    /** A condition the test waits for; it may throw (a failed read counts as a failed test). */
+    private interface Check {
+        boolean holds() throws Exception;
+    }
+
+    /**
+     * Waits until {@code condition} holds or 60 s pass, whichever is first; the assertions after the
+     * wait say what was missing (never a fixed sleep that races the work).
+     */
+    private static void awaitUntil(Check condition) throws Exception {
+        Instant deadline = Instant.now().plusSeconds(60);
+        while (!condition.holds() && Instant.now().isBefore(deadline)) {
+            Thread.sleep(50);
         }
     }
 
@@ -194,10 +200,7 @@ class AdoptionTest {
         ClusterWatch holder = claims.get(0).state().equals("ENDED") ? watchC : watchB;
         Node holderNode = holder == watchB ? b : c;
         Node other = holder == watchB ? c : b;
-        Instant deadline = Instant.now().plusSeconds(60);
-        while (Instant.now().isBefore(deadline) && !drained(holder, "ns-a")) {
-            Thread.sleep(100);
-        }
+        awaitUntil(() -> drained(holder, "ns-a"));
         assertThat(drained(holder, "ns-a")).as("%s", holder.adoptions()).isTrue();
         assertThat(names(holderNode)).isEqualTo(queued);
         assertThat(names(other)).isEmpty();
@@ -211,10 +214,7 @@ class AdoptionTest {
         a.die();
         Node b = node("b");
         ClusterWatch watch = b.watch();
-        Instant adopted = Instant.now().plusSeconds(60);
-        while (Instant.now().isBefore(adopted) && !drained(watch, "ns-a")) {
-            Thread.sleep(100);
-        }
+        awaitUntil(() -> drained(watch, "ns-a"));
         assertThat(drained(watch, "ns-a")).as("%s", watch.adoptions()).isTrue();
 
         // A comes back while B holds its queues: the start-up check lets it through, it takes them back.
@@ -230,10 +230,7 @@ class AdoptionTest {
         taken.forEach((name, result) -> back.queues.useOpened(name, result.queue(), result.epoch()));
         back.factory.getQueue(MailQueueFactory.SPOOL).orElseThrow().enQueue(Mails.defaultMail().name("after-return").build());
 
-        Instant deadline = Instant.now().plusSeconds(60);
-        while (Instant.now().isBefore(deadline) && !watch.adoptions().get(0).state().equals("ENDED")) {
-            Thread.sleep(100);
-        }
+        awaitUntil(() -> watch.adoptions().get(0).state().equals("ENDED"));
         assertThat(watch.adoptions()).singleElement().satisfies(view -> assertThat(view.state()).isEqualTo("ENDED"));
         assertThat(back.queues.fencing().isFenced()).isFalse();
         assertThat(b.queues.fencing().isFenced()).isFalse();
