@@ -1,5 +1,6 @@
 package org.jameskvs.replication;
 
+import org.jameskvs.testkit.FreezableProxy;
 import org.jameskvs.server.KvsServer;
 import org.jameskvs.server.ServerConfig;
 import org.jameskvs.server.storage.StoreConfig;

@@ -1,5 +1,6 @@
 package org.jameskvs.replication;
 
+import org.jameskvs.testkit.FreezableProxy;
 import org.jameskvs.client.KvsQueue;
 import org.jameskvs.client.OpenOptions;
 import org.jameskvs.client.OpenResult;

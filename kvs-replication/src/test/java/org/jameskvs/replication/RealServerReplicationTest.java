@@ -1,5 +1,6 @@
 package org.jameskvs.replication;
 
+import org.jameskvs.testkit.FreezableProxy;
 import org.jameskvs.client.Ack;
 import org.jameskvs.client.KvsClient;
 import org.jameskvs.client.KvsClientConfig;

@@ -1,4 +1,4 @@
-package org.jameskvs.replication;
+package org.jameskvs.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,9 +26,9 @@ import java.util.concurrent.LinkedBlockingQueue;
  * a large frame takes seconds to get through while the server is healthy).</li>
  * </ul>
  * Records the first byte each client sent, to tell what it spoke (0x16 opens a TLS handshake; a
- * KVS frame starts with its length).
+ * KVS frame starts with its length). Test code (the replication's path faults, lane slots).
  */
-final class FreezableProxy implements AutoCloseable {
+public final class FreezableProxy implements AutoCloseable {
     /** The end of a connection's answer stream, queued behind the bytes still in the delay line. */
     private static final Chunk END = new Chunk(new byte[0], 0);
 
@@ -43,7 +43,7 @@ final class FreezableProxy implements AutoCloseable {
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final List<Integer> firstClientBytes = new CopyOnWriteArrayList<>();
 
-    FreezableProxy(int targetPort) throws IOException {
+    public FreezableProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
         this.server = new ServerSocket();
         server.bind(new InetSocketAddress("127.0.0.1", 0));
@@ -52,21 +52,21 @@ final class FreezableProxy implements AutoCloseable {
         t.start();
     }
 
-    int port() {
+    public int port() {
         return server.getLocalPort();
     }
 
     /** The first byte of each connection's client-to-server stream, in connection order. */
-    List<Integer> firstClientBytes() {
+    public List<Integer> firstClientBytes() {
         return List.copyOf(firstClientBytes);
     }
 
-    void freeze(boolean frozen) {
+    public void freeze(boolean frozen) {
         this.frozen = frozen;
     }
 
     /** Cuts the path (closes every connection, refuses new ones) or mends it. */
-    void cut(boolean cut) {
+    public void cut(boolean cut) {
         this.cut = cut;
         if (cut) {
             sockets.forEach(FreezableProxy::closeQuietly);
@@ -78,12 +78,12 @@ final class FreezableProxy implements AutoCloseable {
      * Answers the server sends from now on reach the client {@code delay} later ({@link Duration#ZERO}
      * ends it; answers already in the delay line keep their time, and later ones queue behind them).
      */
-    void delayAnswers(Duration delay) {
+    public void delayAnswers(Duration delay) {
         this.answerDelayNanos = delay.toNanos();
     }
 
     /** Client-to-server bytes flow at most at this rate from now on (0: no limit). */
-    void limitRequestRate(long bytesPerSecond) {
+    public void limitRequestRate(long bytesPerSecond) {
         this.requestBytesPerSecond = bytesPerSecond;
     }
 
