@@ -11,7 +11,9 @@ import java.util.concurrent.TimeUnit;
  * start onto them. One table per process, shared by every queue: a node keeps all its queues in one
  * journal, so a node that refused a write of one queue will refuse a rebuild of any other. (Kept per
  * queue before, a full node still drew the first rebuild of every other queue, each refused and
- * isolated in turn.)
+ * isolated in turn.) Without any wait a node that stays full was chosen again at once, refused again
+ * and isolated again: a rebuild attempt about twice a second per queue, and a log line each time, for
+ * as long as the disk stayed full (DiskFullIntakeE2ETest's logs).
  *
  * <p>The wait is 1 s after the first refusal and doubles at each refusal after the wait ended, up to
  * 30 s; refusals inside a wait count once, whichever queue saw them; a refusal more than 30 s after
