@@ -13,10 +13,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The wait before a rebuild onto a node whose store refused a write ({@link RecordAndRebuild#storeRefused},
- * {@link RefusingStores}), on a clock the test moves: one wait per node for every queue of the process; 1 s, doubling at each refusal after the wait, capped at 30 s; refusals inside a
- * wait count once; it starts over at 1 s after a PUT the node took, or at a refusal more than 30 s after
- * the last wait ended. {@code FullDiskNodeTest} sees the first waits on real servers; the cap needs minutes of real
- * time there, so it is proven here.
+ * {@link RefusingStores}), on a clock the test moves: one wait per node for every queue of the process;
+ * 1 s, doubling at each refusal after the wait, capped at 30 s; refusals inside a wait count once; it
+ * starts over at 1 s after a PUT the node took, or at a refusal more than 30 s after the last wait ended.
+ * {@code FullDiskNodeTest} sees the first waits on real servers; the cap needs minutes of real time
+ * there, so it is proven here.
  */
 class StoreBackoffTest {
     private static final Pattern WAIT = Pattern.compile("q: b refused a write \\(DISK_FULL\\): no rebuild onto it for (\\d+) ms");
