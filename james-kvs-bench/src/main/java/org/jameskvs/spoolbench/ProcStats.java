@@ -42,6 +42,29 @@ final class ProcStats {
         return ticks / clockTicksPerSecond;
     }
 
+    /**
+     * CPU seconds the host took from this virtual machine since boot (the {@code steal} column of
+     * {@code /proc/stat}'s first line: time a vCPU wanted to run and the hypervisor ran something else);
+     * NaN where the kernel does not say. A phase with steal ran on a slower machine than one without.
+     */
+    double stealSeconds() {
+        try {
+            return stealOf(Files.readAllLines(Path.of("/proc/stat"), StandardCharsets.ISO_8859_1).get(0));
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
+    /** The steal seconds of {@code /proc/stat}'s first line ("cpu user nice system idle iowait irq softirq steal ..."). */
+    double stealOf(String firstLine) {
+        String[] f = firstLine.trim().split("\\s+");
+        try {
+            return f.length > 8 && f[0].equals("cpu") ? Long.parseLong(f[8]) / clockTicksPerSecond : Double.NaN;
+        } catch (NumberFormatException e) {
+            return Double.NaN;
+        }
+    }
+
     /** utime, stime, cutime, cstime, ppid of a process; null when it is gone. */
     private static long[] stat(long pid) {
         try {

@@ -201,6 +201,8 @@ public final class SpoolBench {
         boolean deliveryComplete;
         long[] latenciesMicros = new long[0];
         Map<String, Double> cpu = new LinkedHashMap<>();
+        /** CPU seconds the host took from this machine during the phase ({@link ProcStats#stealSeconds}). */
+        double stealSeconds = Double.NaN;
 
         double acceptedPerSecond() {
             return sendSeconds > 0 ? accepted / sendSeconds : 0;
@@ -228,6 +230,7 @@ public final class SpoolBench {
         drain(name);
         long base = sinkMessages();
         Map<String, Double> cpu0 = cpuNow();
+        double steal0 = procStats.stealSeconds();
         AtomicLong next = new AtomicLong();
         AtomicLong accepted = new AtomicLong();
         AtomicLong rejected = new AtomicLong();
@@ -325,6 +328,7 @@ public final class SpoolBench {
         result.deliverSeconds = (t2 - t0) / 1e9;
         Map<String, Double> cpu1 = cpuNow();
         cpu1.forEach((k, v) -> result.cpu.put(k, v - cpu0.getOrDefault(k, Double.NaN)));
+        result.stealSeconds = procStats.stealSeconds() - steal0;
         int n = 0;
         for (Lat l : lats) {
             n += l.n;
@@ -399,11 +403,12 @@ public final class SpoolBench {
         r.put("p99_ms", fmt(percentile(l, 0.99) / 1000));
         r.put("max_ms", fmt(l.length == 0 ? Double.NaN : l[l.length - 1] / 1000.0));
         p.cpu.forEach((k, v) -> r.put("cpu." + k, fmt(v)));
+        r.put("steal_s", fmt(p.stealSeconds));
         append(r);
-        log(String.format(Locale.ROOT, "  %s: %d accepted in %.1f s = %.1f/s; delivered %d (%s) = %.1f/s; avg %s ms p99 %s ms; errors %d rejected %d; cpu %s",
+        log(String.format(Locale.ROOT, "  %s: %d accepted in %.1f s = %.1f/s; delivered %d (%s) = %.1f/s; avg %s ms p99 %s ms; errors %d rejected %d; cpu %s; stolen by the host %s s",
             p.name, p.accepted, p.sendSeconds, p.acceptedPerSecond(), p.delivered,
             p.deliveryComplete ? "all" : "INCOMPLETE", p.deliverSeconds > 0 ? p.delivered / p.deliverSeconds : 0,
-            r.get("avg_ms"), r.get("p99_ms"), p.errors, p.rejected, p.cpu));
+            r.get("avg_ms"), r.get("p99_ms"), p.errors, p.rejected, p.cpu, r.get("steal_s")));
     }
 
     static double percentile(long[] sorted, double q) {

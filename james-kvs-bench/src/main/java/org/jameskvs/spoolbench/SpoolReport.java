@@ -167,8 +167,10 @@ final class SpoolReport {
         md.append("## CPU seconds per process during the max phase\n\n");
         md.append("From `/proc/<pid>/stat` (utime+stime, plus reaped and live children: for Postfix the master and all its daemons), ")
             .append("over the max phase from the first mail sent until the last accepted mail reached the sink. ")
-            .append("`loadgen` is the load generator (this benchmark's sender); it shares the machine's cores with the servers.\n\n");
-        md.append("| system | CPU s per process | server-side CPU ms per mail |\n|---|---|---:|\n");
+            .append("`loadgen` is the load generator (this benchmark's sender); it shares the machine's cores with the servers. ")
+            .append("CPU stolen: the seconds the host ran something else while this machine's vCPUs wanted to run ")
+            .append("(`steal` in `/proc/stat`, whole machine, over the same phase): where it is not near 0 the phase ran on a slower machine.\n\n");
+        md.append("| system | CPU s per process | server-side CPU ms per mail | CPU stolen by the host, s |\n|---|---|---:|---:|\n");
         for (String s : systems()) {
             List<String> parts = new ArrayList<>();
             double server = 0;
@@ -182,7 +184,7 @@ final class SpoolReport {
             }
             double mails = max(s, "accepted");
             md.append("| ").append(label(s)).append(" | ").append(String.join(", ", parts)).append(" | ")
-                .append(mails > 0 ? f2(server * 1000 / mails) : "n/a").append(" |\n");
+                .append(mails > 0 ? f2(server * 1000 / mails) : "n/a").append(" | ").append(f1(max(s, "steal_s"))).append(" |\n");
         }
 
         md.append("\n## Memory of the mail server at the end\n\n");
