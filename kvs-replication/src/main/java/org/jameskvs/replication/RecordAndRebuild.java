@@ -80,8 +80,9 @@ final class RecordAndRebuild {
         if (target == null) {
             if (!q.noTargetReported) {
                 q.noTargetReported = true;
-                q.event("no node can take a second copy" + (q.core.refusingStores.nodes().isEmpty() ? ""
-                        : " (store refused writes on " + String.join(", ", q.core.refusingStores.nodes())
+                Set<String> refusing = q.core.refusingStores.nodes();
+                q.event("no node can take a second copy" + (refusing.isEmpty() ? ""
+                        : " (store refused writes on " + String.join(", ", refusing)
                         + ": retried after a wait)") + ": writes refused");
             }
             return;
