@@ -32,6 +32,17 @@ final class Epochs {
     /** The highest generation: a writer needs a new fencing epoch (a reclaim) beyond it. */
     static final long MAX_GEN = (1L << GEN_BITS) - 1;
 
+    /**
+     * How far above the newest record's epoch counter an open fences when a node that record names
+     * lost its disk since ({@link HeardNodes#lostDiskSince}). Epochs fenced only on that node (a
+     * takeover, a reclaim or a failed open while the other node of a two-node group was down) went
+     * with its disk; each took one more than the highest it saw, so they lie below this floor unless
+     * more than this many opens fenced that node alone after the record was written (a failed open
+     * retried every few seconds for hours). An open retried after one that fenced at the floor
+     * starts above it: the floor is paid once per record, 4,096 of the 8,388,607 counters.
+     */
+    static final long LOST_DISK_MARGIN = 4096;
+
     private Epochs() {
     }
 

@@ -58,6 +58,28 @@ final class HeardNodes {
     }
 
     /**
+     * The nodes that lost their disk since {@code best} was written: {@code best} names them with a
+     * store, they answer now with another one, and they do not hold {@code best}. An epoch a writer
+     * fenced only such a node with (a takeover while the other node of a two-node group was down)
+     * is known nowhere any more, so the open must not choose its epoch from what is left
+     * ({@link OpenProcedure}: it fences again {@link Epochs#LOST_DISK_MARGIN} higher). Empty for
+     * records written before store ids existed.
+     */
+    static List<String> lostDiskSince(MembershipRecord best, List<OpenProbe> fenced) {
+        List<String> lost = new ArrayList<>();
+        if (best.witnesses().isEmpty()) {
+            return lost;
+        }
+        for (OpenProbe p : fenced) {
+            boolean holdsBest = p.record != null && OpenProcedure.sameVersion(p.record, best);
+            if (!holdsBest && p.store != 0 && best.witnesses().containsKey(p.node) && !best.witnessed(p.node, p.store)) {
+                lost.add(p.node);
+            }
+        }
+        return lost;
+    }
+
+    /**
      * No record on the {@code heard} nodes (fewer than the group): either a new queue, or one whose
      * every reachable copy lost its data while the node with the only good copy is away. The open
      * goes on (creating the queue on two of the nodes heard) only when it can be the former: every

@@ -33,6 +33,11 @@ import static org.jameskvs.replication.OpenProbe.size;
  * background; the queue is usable as soon as the new record is on both write members). Transaction
  * numbers and sizes no longer decide: a copy that lost a record in an older journal file keeps
  * its counts but not its digest.</li>
+ * <li><b>Fence again</b>, once, when a node the newest record names lost its disk since
+ * ({@link HeardNodes#lostDiskSince}): a takeover while the other node of a two-node group was down
+ * fenced only that node, so its epoch went with the disk and "one above the highest seen" may be
+ * below a writer still running. The open fences every node again at {@link Epochs#LOST_DISK_MARGIN}
+ * above the newest record's epoch (unless it chose that high already) and reads the records again.</li>
  * </ol>
  * A copy whose server flags it DAMAGED (journal records of it lost at recovery: it may lack
  * acknowledged messages or hold deleted ones, with a transaction number that still looks right) is
@@ -53,6 +58,10 @@ final class OpenProcedure {
     private final Map<String, OpenProbe> probes = new LinkedHashMap<>();
     /** The probe found no trace of an earlier open of the queue (see {@link HeardNodes#looksNeverOpened}). */
     private boolean freshProbe;
+    /** This open fenced again above the epochs a lost disk took with it ({@link HeardNodes#lostDiskSince}). */
+    private boolean raisedPastLostEpochs;
+    /** Fences sent so far (1, or 2 after a raise): an answer counts only for its own round. */
+    private int fenceRounds;
 
     OpenProcedure(QueueReplica r, OpenOptions options, boolean force) {
         this.r = r;
@@ -150,14 +159,19 @@ final class OpenProcedure {
         // The writer's epoch counter, one above anything seen; the process id in the low bits
         // keeps two writers that chose the same counter (a restarted owner and its paused former
         // self) strictly ordered, so neither can overtake the other by bumping its generation.
-        long counter = Math.max(options.epoch(), maxEpoch + 1);
+        freshProbe = HeardNodes.looksNeverOpened(r, probes.values());
+        fenceAt(Math.max(options.epoch(), maxEpoch + 1));
+    }
+
+    /** Step 2: OPEN write at this counter's epoch on every node the probe heard. */
+    private void fenceAt(long counter) {
         if (counter > Epochs.MAX_COUNTER) {
             r.failOpen(Status.BAD_REQUEST, "epoch " + counter + " is beyond the highest writer epoch " + Epochs.MAX_COUNTER);
             return;
         }
         epoch = Epochs.fencing(counter, r.core.processId);
         r.newFencingEpoch(epoch);
-        freshProbe = HeardNodes.looksNeverOpened(r, probes.values());
+        fenceRounds++;
         if (freshProbe) {
             r.core.freshFences.computeIfAbsent(r.name, k -> new java.util.HashSet<>()).add(epoch);
         }
@@ -173,11 +187,15 @@ final class OpenProcedure {
             if (p.path == null) {
                 p.path = r.core.health(p.node).bestPath();
             }
+            p.fenced = false;
+            p.recordRead = false;
+            p.record = null;
             p.wire = r.wireEpoch();
             NodeRequest open = NodeRequest.open(r.core.nextToken(), p.node, p.path, r.name, true, p.wire, r.owner);
+            int round = fenceRounds;
             r.core.send(open, resp -> {
-                if (step != 2) {
-                    return;
+                if (step != 2 || round != fenceRounds) {
+                    return; // a late answer of a finished step, or of the fence before a raise
                 }
                 if (resp.status() == Status.STALE_EPOCH) {
                     step = -1;
@@ -231,6 +249,12 @@ final class OpenProcedure {
 
     private void afterRecords() {
         List<OpenProbe> fenced = probes.values().stream().filter(p -> p.fenced && p.recordRead).toList();
+        r.unfencedAtOpen.clear();
+        for (String n : r.core.placement.group()) {
+            if (fenced.stream().noneMatch(p -> p.node.equals(n))) {
+                r.unfencedAtOpen.add(n);
+            }
+        }
         // The newest record is on every copy written since the last membership change; the
         // quorum argument of the probe only holds if the records themselves were read from
         // groupSize - 1 nodes (nodes without a copy count: they hold no record).
@@ -251,6 +275,23 @@ final class OpenProcedure {
         }
         if (best != null && heard < groupSize && !HeardNodes.newestRecordSurely(r, fenced, best, groupSize)) {
             return;
+        }
+        if (best != null && !raisedPastLostEpochs) {
+            List<String> lost = HeardNodes.lostDiskSince(best, fenced);
+            long floor = Epochs.counter(best.epoch()) + Epochs.LOST_DISK_MARGIN;
+            if (!lost.isEmpty() && Epochs.counter(epoch) < floor) {
+                // A takeover that fenced only the node that lost its disk (the other node down) left
+                // its epoch nowhere else: fence again above any such epoch, so a writer still running
+                // with it is fenced by this open instead of fencing it (see Epochs.LOST_DISK_MARGIN).
+                // The floor counts from the record, not from this open's choice: an open retried
+                // after this one fenced there starts above it and goes on without a second raise.
+                raisedPastLostEpochs = true;
+                r.event(String.join(", ", lost) + " lost its disk since the newest record (epoch "
+                        + Epochs.counter(best.epoch()) + "): epochs fenced there only are gone with it; fencing again at epoch "
+                        + floor + " instead of " + Epochs.counter(epoch));
+                fenceAt(floor);
+                return;
+            }
         }
         if (best == null && fenced.stream().allMatch(p -> p.size == 0)) {
             // A new queue: the two nodes of its placement, the rule's pair first, then the next

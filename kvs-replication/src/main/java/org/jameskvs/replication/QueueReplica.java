@@ -107,6 +107,13 @@ public final class QueueReplica {
      * existing queue from a new one. Each gets its trace when it comes back (see {@link NodeEvents#onNodeUp}).
      */
     final Set<String> untraced = new HashSet<>();
+    /**
+     * Nodes of the group the last open did not fence (down then): one may hold a whole copy of an
+     * earlier membership, so a rebuild onto it checks its source's store first, as onto an isolated
+     * copy ({@code RecordAndRebuild#sourceChecked}). Set by each open, a node leaves it when a rebuild
+     * starts onto it.
+     */
+    final Set<String> unfencedAtOpen = new HashSet<>();
     long renewals;
     long lastRenewAt;
     Rebuild rebuild;

@@ -88,9 +88,10 @@ final class RecordAndRebuild {
             return;
         }
         q.noTargetReported = false;
-        if (q.isolated.contains(target) && !sourceChecked(source, preferred)) {
-            return; // a copy that left may be the only whole one: see sourceChecked
+        if ((q.isolated.contains(target) || q.unfencedAtOpen.contains(target)) && !sourceChecked(source, preferred)) {
+            return; // a copy that left, or one the open did not see, may be the only whole one: see sourceChecked
         }
+        q.unfencedAtOpen.remove(target);
         Member t = new Member(target, SyncState.REBUILDING, q.core.health(target).bestPath());
         q.members.add(t);
         q.isolated.remove(target);
@@ -171,9 +172,12 @@ final class RecordAndRebuild {
      * writer has not reopened it yet, its "SYNC" is stale: copying from it would empty the whole
      * copy (found by the simulation, seed 3576). The answer of a restarted node comes on a new
      * connection, so it names either the new store (the copy is gone: {@link MemberPaths#lostDisk})
-     * or the copy's own. Only such targets are checked: a node that never held the copy loses
-     * nothing to the CLEAR, and its rebuild starts at once (mutations then park on it instead of
-     * failing while a check is out).
+     * or the copy's own. The same holds for a node the writer's open did not fence (it was down
+     * then: it may hold the whole copy of the membership before that open, found by the simulation,
+     * seed 5836: a takeover while that node was down, the source's disk then lost). Only such targets
+     * are checked: a node the open fenced held no copy the open did not see, loses nothing to the
+     * CLEAR, and its rebuild starts at once (mutations then park on it instead of failing while a
+     * check is out).
      */
     private boolean sourceChecked(Member source, String preferred) {
         if (source.store == 0) {

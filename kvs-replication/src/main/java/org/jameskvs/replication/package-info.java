@@ -282,13 +282,19 @@
  * node wiped while the other copy's node is down is waited out, never opened as the queue. Left:
  * both copies' nodes losing their disks (the mail is gone; an open that hears every node takes the
  * newest record left), a disk restored from a backup with its {@code store.id} (it claims a store
- * that kept everything: delete that file when restoring), and epochs known to the wiped disk only:
- * a takeover while one of two nodes was down fenced only the other one, and if that one then loses
- * its disk, a later takeover may choose a lower epoch than a writer still running, so two writers
- * may each believe they own the queue until one is fenced (simulation seeds 18172 and 37736; the
- * simulation no longer injects that wipe). Neither is a second data loss before a wiped copy is
- * rebuilt, which the simulation does not inject; other faults while it is not rebuilt it does,
- * and on two nodes the wipe of the only copy while the other node is down with a whole copy.</li>
+ * that kept everything: delete that file when restoring). Epochs known to the wiped disk only (a
+ * takeover while one of two nodes was down fenced only the other one, which then lost its disk):
+ * an open that sees a node of the newest record answer from another store fences again
+ * {@code Epochs.LOST_DISK_MARGIN} above that record's epoch ({@code OpenProcedure}), so a writer
+ * still running with such an epoch is fenced by the new owner; and the node that was down, which
+ * that writer's open never fenced and which may hold the only whole copy, is rebuilt only after its
+ * source's store was checked ({@code QueueReplica.unfencedAtOpen}; simulation seed 5836). Left:
+ * an open while the wiped node is still down hears only the node that was down and cannot see the
+ * lost epochs (two writers until one is fenced; seed 37736: the simulation now brings the node that
+ * was down back after the wiped one). The
+ * simulation does not inject a second data loss before a wiped copy is rebuilt; other faults while
+ * it is not rebuilt it does, and on two nodes the wipe of the only copy while the other node is
+ * down with a whole copy, takeovers since that node went down included.</li>
  * <li>The position space still changes (a reader rescans from 0) at a reclaim (the copies found
  * again may lack a suffix the reader saw: its seqs may be given again), when the new read copy is
  * unsequenced or its seqs diverged (a SEQ_GAP renumbered a suffix, or the only in-sync copy was

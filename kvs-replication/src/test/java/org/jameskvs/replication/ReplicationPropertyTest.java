@@ -101,6 +101,7 @@ class ReplicationPropertyTest extends RealNodeSimulation {
         }
         long acks = 0, issued = 0, takeovers = 0, faults = 0, duplicates = 0, catchUps = 0, fullRebuilds = 0;
         long faultsWhileWiped = 0, unsureOpens = 0, lostDisks = 0, onlyCopyWiped = 0, fullStoreRefusals = 0, aligned = 0;
+        long raisedPastLostDisk = 0;
         for (int i = 0; i < seeds; i++) { // in seed order, as a single thread would have written them
             SeedSummary r = runner.summaries[i];
             if (digests != null) {
@@ -117,6 +118,7 @@ class ReplicationPropertyTest extends RealNodeSimulation {
             unsureOpens += r.unsureOpens();
             lostDisks += r.lostDisks();
             onlyCopyWiped += r.onlyCopyWiped();
+            raisedPastLostDisk += r.raisedPastLostDisk();
             fullStoreRefusals += r.fullStoreRefusals();
             aligned += r.aligned();
         }
@@ -124,10 +126,10 @@ class ReplicationPropertyTest extends RealNodeSimulation {
                         + " %d faults, %d duplicated frames, %d copies caught up by their suffix, %d rebuilt in full;"
                         + " %d faults while a node that lost its data was not refilled, %d only copies wiped while"
                         + " the other node was down, %d copies found on a lost disk,"
-                        + " %d opens that waited for a node (newest record unsure);"
+                        + " %d opens that waited for a node (newest record unsure), %d that fenced again past a lost disk's epochs;"
                         + " %.1f s on %d threads (their CPU: %.1f s)%n",
                 Boolean.getBoolean("sim.model") ? "the model server" : "real servers", seeds, ops, issued, acks, takeovers,
-                faults, duplicates, catchUps, fullRebuilds, faultsWhileWiped, onlyCopyWiped, lostDisks, unsureOpens,
+                faults, duplicates, catchUps, fullRebuilds, faultsWhileWiped, onlyCopyWiped, lostDisks, unsureOpens, raisedPastLostDisk,
                 (System.nanoTime() - start) / 1e9, runner.threads, runner.cpuNanos.get() / 1e9);
         if (storeFull) {
             System.out.printf("store-full faults: %d PUTs refused by a full copy that the other took,"
@@ -165,7 +167,7 @@ class ReplicationPropertyTest extends RealNodeSimulation {
     /** What the run keeps of one seed: its counts and digest, not its events (100,000 seeds' events would not fit). */
     record SeedSummary(int ops, long acks, int takeovers, int faults, long duplicates, long catchUps,
                        long fullRebuilds, long faultsWhileWiped, long unsureOpens, long lostDisks,
-                       long onlyCopyWiped, long fullStoreRefusals, long aligned, String digest) {
+                       long onlyCopyWiped, long fullStoreRefusals, long aligned, long raisedPastLostDisk, String digest) {
         static SeedSummary of(SimRun.Result r, boolean withDigest) {
             return new SeedSummary(r.ops(), r.acks(), r.takeovers(), r.faults(), r.duplicates(),
                     count(r, e -> e.contains("done: caught up by the suffix")),
@@ -176,6 +178,7 @@ class ReplicationPropertyTest extends RealNodeSimulation {
                     count(r, e -> e.contains(" loses its disk while ")),
                     count(r, e -> e.contains(" (DISK_FULL) that the other copy took")),
                     count(r, e -> e.contains(" takes the other copy's digest at seq ")),
+                    count(r, e -> e.contains(" lost its disk since the newest record")),
                     withDigest ? traceDigest(r) : null);
         }
 
@@ -282,12 +285,14 @@ class ReplicationPropertyTest extends RealNodeSimulation {
      * ({@code MemberPaths.lostDisk}); 3576, a rebuild from a source whose node had restarted on an
      * empty disk, which emptied the returning whole copy (now {@code SOURCE_CHECK} first); 18172 and
      * 37736, a takeover while one of two nodes was down, then the other node's disk lost (the epoch
-     * of that takeover lost with it: a fault the run no longer injects, see {@link SimRun}). Default
-     * operations per seed, as they were found.
+     * of that takeover lost with it); 5836, the same sequence, where the writer of that takeover,
+     * once the down node was back, rebuilt it from the source that had lost its disk (the down node
+     * held the only whole copy: now checked as for an isolated copy). Default operations per seed,
+     * as they were found.
      */
     @Test
     void pinnedSeeds() {
-        for (long seed : new long[] {283, 3378, 7865, 66054, 2068, 16536, 3576, 18172, 37736}) {
+        for (long seed : new long[] {283, 3378, 7865, 66054, 2068, 16536, 3576, 18172, 37736, 5836}) {
             SimRun.Result r = new SimRun(seed, 300, nodesFor(seed), false, false).execute();
             assertNoViolation(r);
             assertThat(r.acks()).as("seed " + seed + " acknowledged writes").isPositive();

@@ -59,16 +59,20 @@ final class SimRun {
     /**
      * Two-node seeds: the node crashed (with its data) while the queue was fully replicated, until it
      * restarts. Its copy holds every acknowledged mutation while it is down (no second copy to
-     * acknowledge with), so the other node may lose its disk meanwhile.
+     * acknowledge with), so the other node may lose its disk meanwhile, also after takeovers that
+     * fenced it alone (their epochs go with its disk: {@code Epochs#LOST_DISK_MARGIN}; and the down
+     * node, unseen by their opens, may hold the only whole copy: {@code RecordAndRebuild#sourceChecked}).
      */
     private String downSynced;
-    /**
-     * The newest writer epoch when {@link #downSynced} went down. A takeover since then fenced only
-     * the node still up: its disk is the only place that epoch is known, and losing it lets a later
-     * takeover choose a lower epoch than a writer still running (a limit: the simulation does not
-     * inject that wipe; see the replication package doc).
-     */
+    /** The newest writer epoch when {@link #downSynced} went down: a takeover since fenced the other node only. */
     private long downSyncedEpoch;
+    /**
+     * The node wiped while {@link #downSynced} was down and after a takeover that fenced it alone:
+     * {@link #downSynced} comes back only after it. An open that hears only the node that was down
+     * cannot know the lost epochs (a limit, see the replication package doc); once the wiped node
+     * answers, the open raises its epoch past them ({@code Epochs#LOST_DISK_MARGIN}).
+     */
+    private String wipedAfterTakeover;
     /** The node whose data a crash took, until its copy is rebuilt (see {@link #repaired}). */
     private String wipedNode;
     private boolean healed;
@@ -244,10 +248,9 @@ final class SimRun {
                     downSyncedEpoch = newestEpoch();
                 }
                 c.world.crash(n);
-                endAfter(dur, () -> {
-                    c.world.restart(n, true);
-                    if (n.equals(downSynced)) {
-                        downSynced = null;
+                c.world.after(dur * MS, () -> {
+                    if (!healed) {
+                        restartAfterTheWiped(n);
                     }
                 });
             }
@@ -258,10 +261,15 @@ final class SimRun {
                 // acknowledged since (no second copy), so the down node holds every acknowledged
                 // mutation, and the writer must wait for it instead of using the emptied copy.
                 boolean partnerDownWhole = downSynced != null && !downSynced.equals(n) && activeFaults == 2
-                        && !dataLossUnrepaired && newestEpoch() == downSyncedEpoch;
+                        && !dataLossUnrepaired;
                 boolean safe = activeFaults == 1 && fullySynced() && !dataLossUnrepaired || partnerDownWhole;
                 if (partnerDownWhole) {
-                    note("the only copy's node " + n + " loses its disk while " + downSynced + " is down");
+                    boolean afterTakeover = newestEpoch() != downSyncedEpoch;
+                    if (afterTakeover) {
+                        wipedAfterTakeover = n;
+                    }
+                    note("the only copy's node " + n + " loses its disk while " + downSynced + " is down"
+                            + (afterTakeover ? ", after a takeover that fenced it alone" : ""));
                 }
                 c.world.crash(n);
                 if (safe) {
@@ -302,6 +310,27 @@ final class SimRun {
      * fault already, and a late end could strike again (a restart without data of a node healing
      * brought back with its data would be a second failure the run never judged safe).
      */
+    /**
+     * Ends a crash (as {@link #endAfter} would): the node restarts with its data, unless it must wait
+     * for {@link #wipedAfterTakeover}; the fault counts as active until then.
+     */
+    private void restartAfterTheWiped(String n) {
+        if (n.equals(downSynced) && wipedAfterTakeover != null && c.world.crashed.get(wipedAfterTakeover)) {
+            c.world.after(100 * MS, () -> {
+                if (!healed) {
+                    restartAfterTheWiped(n);
+                }
+            });
+            return;
+        }
+        c.world.restart(n, true);
+        activeFaults--;
+        if (n.equals(downSynced)) {
+            downSynced = null;
+            wipedAfterTakeover = null;
+        }
+    }
+
     private void endAfter(long dur, Runnable end) {
         c.world.after(dur * MS, () -> {
             if (!healed) {
