@@ -152,6 +152,7 @@ class ReplicationPropertyTest extends RealNodeSimulation {
             assertThat(onlyCopyWiped).as("only copies wiped while the other node was down").isPositive();
             assertThat(lostDisks).as("copies found on a lost disk").isPositive();
             assertThat(unsureOpens).as("opens that waited for a node (newest record unsure)").isPositive();
+            assertThat(raisedPastLostDisk).as("opens that fenced again past a lost disk's epochs").isPositive();
         }
         if (seeds >= 100) {
             // Returning copies (two-node seeds, see SimRun.nodesOf) must be caught up by their suffix sometimes.
