@@ -58,9 +58,10 @@ final class OpenProcedure {
     private final Map<String, OpenProbe> probes = new LinkedHashMap<>();
     /** The probe found no trace of an earlier open of the queue (see {@link HeardNodes#looksNeverOpened}). */
     private boolean freshProbe;
-    /** This open fenced again above the epochs a lost disk took with it ({@link HeardNodes#lostDiskSince}). */
-    private boolean raisedPastLostEpochs;
-    /** Fences sent so far (1, or 2 after a raise): an answer counts only for its own round. */
+    /**
+     * Fences sent so far: 1, or 2 once this open fenced again above the epochs a lost disk took with
+     * it ({@link HeardNodes#lostDiskSince}). An answer counts only for its own round.
+     */
     private int fenceRounds;
 
     OpenProcedure(QueueReplica r, OpenOptions options, boolean force) {
@@ -276,7 +277,7 @@ final class OpenProcedure {
         if (best != null && heard < groupSize && !HeardNodes.newestRecordSurely(r, fenced, best, groupSize)) {
             return;
         }
-        if (best != null && !raisedPastLostEpochs) {
+        if (best != null && fenceRounds == 1) {
             List<String> lost = HeardNodes.lostDiskSince(best, fenced);
             long floor = Epochs.counter(best.epoch()) + Epochs.LOST_DISK_MARGIN;
             if (!lost.isEmpty() && Epochs.counter(epoch) < floor) {
@@ -285,7 +286,6 @@ final class OpenProcedure {
                 // with it is fenced by this open instead of fencing it (see Epochs.LOST_DISK_MARGIN).
                 // The floor counts from the record, not from this open's choice: an open retried
                 // after this one fenced there starts above it and goes on without a second raise.
-                raisedPastLostEpochs = true;
                 r.event(String.join(", ", lost) + " lost its disk since the newest record (epoch "
                         + Epochs.counter(best.epoch()) + "): epochs fenced there only are gone with it; fencing again at epoch "
                         + floor + " instead of " + Epochs.counter(epoch));
