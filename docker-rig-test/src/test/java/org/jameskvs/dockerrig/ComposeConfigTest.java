@@ -19,7 +19,6 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import org.jameskvs.testkit.ExternalTool;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -215,12 +214,19 @@ class ComposeConfigTest {
         assertThat(bind.group(1)).as("james-conf/smtpserver.xml SMTP port (EXPOSE, healthcheck, loadgen)").isEqualTo("2525");
     }
 
+    /**
+     * The entrypoint runs in the Debian-based image with GNU sed ({@code sed -i}); BSD sed (macOS) differs.
+     * A skip here becomes a failure under bin/test ({@link ExternalTool}).
+     */
+    private static void assumeGnuSed(Path home) {
+        ExternalTool.assumeAvailable(RigFiles.run(home, Map.of(), COMMAND_TIMEOUT, "sed", "--version").exitCode() == 0,
+            "GNU sed is missing, which docker/james/entrypoint.sh uses (sed -i) as in the James image");
+    }
+
     /** docker/james/entrypoint.sh still finds in james-conf/ each element it overrides for the container. */
     @Test
     void jamesEntrypointAppliesItsContainerValuesToJamesConf(@TempDir Path home) throws IOException {
-        // The entrypoint runs in the Debian-based image with GNU sed (sed -i); BSD sed (macOS) differs.
-        Assumptions.assumeTrue(RigFiles.run(home, Map.of(), COMMAND_TIMEOUT, "sed", "--version").exitCode() == 0,
-            "needs GNU sed, as in the James image (docker/james/entrypoint.sh uses sed -i)");
+        assumeGnuSed(home);
         Path passwordFile = home.resolve("kvs-password");
         Files.writeString(passwordFile, "0123abcd-rig-password\n");
         RigFiles.Run run = RigFiles.run(home, Map.of("JAMES_HOME", home.toString(),
@@ -247,8 +253,7 @@ class ComposeConfigTest {
     /** Without a password file James's container stops with a message instead of starting without a password. */
     @Test
     void jamesEntrypointStopsWithoutThePasswordFile(@TempDir Path home) {
-        Assumptions.assumeTrue(RigFiles.run(home, Map.of(), COMMAND_TIMEOUT, "sed", "--version").exitCode() == 0,
-            "needs GNU sed, as in the James image (docker/james/entrypoint.sh uses sed -i)");
+        assumeGnuSed(home);
         RigFiles.Run run = RigFiles.run(home, Map.of("JAMES_HOME", home.toString(),
                 "JAMES_CONF_SOURCE", root.resolve("james-conf").toString(),
                 "KVS_PASSWORD_FILE", home.resolve("absent").toString()),

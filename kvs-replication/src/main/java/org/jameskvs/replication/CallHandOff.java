@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 import io.netty.channel.EventLoop;
@@ -46,6 +47,8 @@ final class CallHandOff {
     private static final Logger LOG = LoggerFactory.getLogger(CallHandOff.class);
     private final EventLoop core;
     private final ReplicationCore state;
+    /** Core loop only: whether calls past the backstop time are still being worked on (then they wait). */
+    private final BooleanSupplier progressing;
     private final Executor callbacks;
     private final long backstopNanos;
     /** The core's clock (the opener's {@link ObservedClock}: the client's own pauses do not count). */
@@ -65,15 +68,18 @@ final class CallHandOff {
     private final java.util.concurrent.atomic.AtomicLong backstopOutcomes = new java.util.concurrent.atomic.AtomicLong();
 
     CallHandOff(EventLoop core, ReplicationCore state, Executor callbacks, long backstopNanos) {
-        this(core, state, callbacks, backstopNanos, Clock.SYSTEM, 0);
+        this(core, state, callbacks, backstopNanos, Clock.SYSTEM, 0, null);
     }
 
     /**
-     * @param clock     read on the core's loop only: the same clock the state machine judges time by
-     * @param maxInside calls with a backstop inside the replication at once (0: unbounded)
+     * @param clock       read on the core's loop only: the same clock the state machine judges time by
+     * @param maxInside   calls with a backstop inside the replication at once (0: unbounded)
+     * @param progressing whether the replication is still making progress on late calls (the backstop then
+     *                    waits); null: {@code state}'s {@link ReplicationCore#lateCallsProgressing()}
      */
     CallHandOff(EventLoop core, ReplicationCore state, Executor callbacks, long backstopNanos, Clock clock,
-                int maxInside) {
+                int maxInside, BooleanSupplier progressing) {
+        this.progressing = progressing != null ? progressing : state != null ? state::lateCallsProgressing : () -> false;
         this.clock = clock;
         this.maxInside = maxInside;
         this.room = maxInside > 0 ? new java.util.concurrent.Semaphore(maxInside) : null;
@@ -129,8 +135,7 @@ final class CallHandOff {
         while ((head = awaiting.peek()) != null) {
             if (head.done) {
                 awaiting.poll();
-            } else if (now - head.submittedAt > backstopNanos
-                    && (state == null || !(state.rebuildProgressing() || state.framesBeingSent()))) {
+            } else if (now - head.submittedAt > backstopNanos && !progressing.getAsBoolean()) {
                 awaiting.poll();
                 head.settle(null, new java.util.concurrent.TimeoutException());
             } else {

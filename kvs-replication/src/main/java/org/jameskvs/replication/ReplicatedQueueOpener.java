@@ -80,7 +80,7 @@ public final class ReplicatedQueueOpener implements AutoCloseable {
         this.core = new ReplicationCore(config, clock, transport);
         holder[0] = core;
         this.calls = new CallHandOff(coreThread, core, callbacks, TimeUnit.MILLISECONDS.toNanos(callBackstopMillis),
-                clock, config.maxCallsInside());
+                clock, config.maxCallsInside(), null);
         core.onEvent(e -> {
             if (e.contains("ALARM") || e.contains("DAMAGED") || e.contains("DATA LOSS")) {
                 LOG.warn("replication: {}", e); // an operator must see these

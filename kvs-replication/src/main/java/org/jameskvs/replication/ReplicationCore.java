@@ -281,6 +281,15 @@ public final class ReplicationCore {
     }
 
     /**
+     * Whether calls past the adapter's backstop time are still being worked on, so that the backstop
+     * waits for them: a rebuild making progress ({@link #rebuildProgressing()}) or a frame still being
+     * sent ({@link #framesBeingSent()}).
+     */
+    boolean lateCallsProgressing() {
+        return rebuildProgressing() || framesBeingSent();
+    }
+
+    /**
      * Whether a rebuild of some queue is making progress: mutations parked on it wait until it
      * completes (see {@code Timers.failParked}), so the adapter's backstop waits too.
      */

@@ -1,6 +1,7 @@
 package org.jameskvs.replication;
 
 import org.jameskvs.client.KvsQueue;
+import org.jameskvs.protocol.Status;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -74,5 +75,6 @@ class AnswersDelayedTest extends ClusterRigTest<ProxiedCluster> {
         assertThat(read.lost()).isZero();
         assertThat(read.failedButStored()).isEmpty();
         assertThat(cluster.opener.backstopOutcomes()).isZero();
+        assertThat(ledger.failures()).as("puts that ended TIMEOUT (outcome unknown)").doesNotContainKey(Status.TIMEOUT);
     }
 }

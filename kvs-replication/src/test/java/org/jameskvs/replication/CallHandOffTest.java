@@ -88,6 +88,29 @@ class CallHandOffTest {
     }
 
     /**
+     * While the replication still makes progress on late calls (a rebuild they are parked on moves, a
+     * large frame is being sent: {@link ReplicationCore#lateCallsProgressing()}), a call past its backstop
+     * time keeps waiting; once progress stops, the next sweep gives it the unknown outcome.
+     */
+    @Test
+    void theBackstopWaitsWhileTheReplicationStillProgresses() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean progressing = new java.util.concurrent.atomic.AtomicBoolean(true);
+        CallHandOff waiting = new CallHandOff(core, null, callbacks, TimeUnit.SECONDS.toNanos(10), Clock.SYSTEM, 0,
+                progressing::get);
+        CompletableFuture<String> out = waiting.submit(c -> new CompletableFuture<>(), why -> "unknown: " + why);
+        core.submit(() -> waiting.sweep(System.nanoTime() + TimeUnit.SECONDS.toNanos(60))).sync(); // far past it
+        core.submit(() -> { }).sync();
+        callbacks.submit(() -> { }).get(5, TimeUnit.SECONDS);
+        assertThat(out).as("past its backstop while the replication progresses").isNotDone();
+        assertThat(waiting.backstopOutcomes()).isZero();
+
+        progressing.set(false);
+        core.submit(() -> waiting.sweep(System.nanoTime() + TimeUnit.SECONDS.toNanos(60))).sync();
+        assertThat(out.get(5, TimeUnit.SECONDS)).isEqualTo("unknown: no outcome within 10000 ms");
+        assertThat(waiting.backstopOutcomes()).isEqualTo(1);
+    }
+
+    /**
      * The real opener: its backstop is 6 request timeouts ({@code replication.requestTimeoutMillis}),
      * on a call the state machine never answers; the call's outcome is the unknown one, logged as a
      * WARN and counted. 700 ms: 4200 ms, no other multiple of a configured time.
@@ -157,7 +180,7 @@ class CallHandOffTest {
 
     @Test
     void callersBeyondTheRoomWaitForAnOutcomeInsteadOfGrowingABacklog() throws Exception {
-        CallHandOff bounded = new CallHandOff(core, null, callbacks, TimeUnit.SECONDS.toNanos(10), Clock.SYSTEM, 2);
+        CallHandOff bounded = new CallHandOff(core, null, callbacks, TimeUnit.SECONDS.toNanos(10), Clock.SYSTEM, 2, null);
         CompletableFuture<String> first = new CompletableFuture<>();
         CompletableFuture<String> second = new CompletableFuture<>();
         CompletableFuture<String> out1 = bounded.submit(c -> first, why -> "unknown");
@@ -195,7 +218,7 @@ class CallHandOffTest {
 
     @Test
     void aCallerThatFindsNoRoomWithinTheBackstopGetsTheUnknownOutcomeAndNothingIsSent() throws Exception {
-        CallHandOff bounded = new CallHandOff(core, null, callbacks, TimeUnit.MILLISECONDS.toNanos(200), Clock.SYSTEM, 1);
+        CallHandOff bounded = new CallHandOff(core, null, callbacks, TimeUnit.MILLISECONDS.toNanos(200), Clock.SYSTEM, 1, null);
         CompletableFuture<String> stuck = bounded.submit(c -> new CompletableFuture<>(), why -> "unknown: " + why);
         java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
         CompletableFuture<String> refused = bounded.submit(c -> {

@@ -34,6 +34,7 @@ class LostTakeoverEpochTest extends ClusterRigTest<ProcessCluster> {
     void aTakeoverEpochLostWithADiskIsFencedByTheNextOwner() throws Exception {
         cluster = new ProcessCluster(dir, 2, c -> c);
         KvsQueue a = cluster.openWriter(Q, "james-a");
+        long recordEpoch = ((ReplicatedQueue) a).epoch(); // of the newest record kvs2 will hold
         new PutLoad(ledger, Map.of(Q, a), "before-", 16, 1024, 500).awaitOutcomes(WAIT);
         assertThat(ledger.failures()).isEmpty();
         assertThat(ledger.acknowledged(Q)).isEqualTo(500);
@@ -77,7 +78,9 @@ class LostTakeoverEpochTest extends ClusterRigTest<ProcessCluster> {
             System.out.println("events: " + cluster.eventsMatching(before, e -> e.startsWith(Q)));
             long aEpoch = ((ReplicatedQueue) a2).epoch();
             assertThat(aEpoch).as("A's new epoch against B's lost one (" + lostEpoch + ")")
-                    .isGreaterThan(lostEpoch);
+                    .isGreaterThan(lostEpoch)
+                    .as("A's new epoch: the newest record's (" + recordEpoch + ") + the margin")
+                    .isEqualTo(recordEpoch + Epochs.LOST_DISK_MARGIN);
             assertThat(cluster.eventsMatching(before, e -> e.startsWith(Q) && e.contains("kvs1 lost its disk since the newest record")))
                     .as("the lost disk seen by the open").isNotEmpty();
 

@@ -184,9 +184,11 @@ class KvsSpoolE2ETest {
             assertThat(client.ehloReply()).as("EHLO announces the limit")
                 .anyMatch(line -> line.substring(4).equals("SIZE " + MAX_MESSAGE_SIZE));
             assertThat(client.sendOfSize(SmtpLoadSender.FROM, RECIPIENT, tooLarge, 65L << 20, false))
-                .as("DATA of 65 MiB: %s", client.lastReply()).isEqualTo(552);
+                .as("DATA of 65 MiB: %s %s", client.finalStep(), client.finalReply()).isEqualTo(552);
+            assertThat(client.finalStep()).as("refused once the message was sent").isEqualTo("end of DATA");
             assertThat(client.sendOfSize(SmtpLoadSender.FROM, RECIPIENT, declaredTooLarge, 65L << 20, true))
-                .as("MAIL FROM with SIZE of 65 MiB: %s", client.lastReply()).isEqualTo(552);
+                .as("MAIL FROM with SIZE of 65 MiB: %s %s", client.finalStep(), client.finalReply()).isEqualTo(552);
+            assertThat(client.finalStep()).as("refused at MAIL FROM, before any of the message was sent").isEqualTo("MAIL");
             // The largest message James takes (headers, then the body up to the limit) is stored and relayed.
             assertThat(client.sendOfSize(SmtpLoadSender.FROM, RECIPIENT, largest, MAX_MESSAGE_SIZE - 4096, true))
                 .as("a message just under maxmessagesize: %s", client.lastReply()).isEqualTo(250);

@@ -20,6 +20,9 @@ public final class SmtpClient implements AutoCloseable {
     private final BufferedReader in;
     private final OutputStream out;
     private List<String> lastReply = List.of();
+    /** The step of the last transaction whose reply {@link #send}/{@link #sendOfSize} returned, and that reply. */
+    private String finalStep = "";
+    private List<String> finalReply = List.of();
     private List<String> ehlo = List.of();
 
     private SmtpClient(Socket socket) throws IOException {
@@ -61,7 +64,7 @@ public final class SmtpClient implements AutoCloseable {
         data.append(".\r\n");
         out.write(data.toString().getBytes(StandardCharsets.ISO_8859_1));
         out.flush();
-        return readReply();
+        return endOfData();
     }
 
     /** The lines of the server's answer to EHLO (e.g. "250-SIZE 66060288"). */
@@ -96,7 +99,27 @@ public final class SmtpClient implements AutoCloseable {
         }
         buffered.write(".\r\n".getBytes(StandardCharsets.ISO_8859_1));
         buffered.flush();
-        return readReply();
+        return endOfData();
+    }
+
+    private int endOfData() throws IOException {
+        int code = readReply();
+        finalStep = "end of DATA";
+        finalReply = lastReply;
+        return code;
+    }
+
+    /**
+     * Where the last {@link #send}/{@link #sendOfSize} got the reply it returned: "MAIL", "RCPT", "DATA"
+     * (a refusal before the message was sent) or "end of DATA"; and that reply's lines.
+     */
+    public String finalStep() {
+        return finalStep;
+    }
+
+    /** The lines of the reply {@link #finalStep()} names (after a refusal, {@link #lastReply()} is RSET's). */
+    public List<String> finalReply() {
+        return finalReply;
     }
 
     /** A message with the given Message-ID and a small text body. */
@@ -120,20 +143,22 @@ public final class SmtpClient implements AutoCloseable {
     private int openData(String mailFrom, String to) throws IOException {
         int code = command(mailFrom);
         if (code != 250) {
-            return reset(code);
+            return reset("MAIL", code);
         }
         code = command("RCPT TO:<" + to + ">");
         if (code != 250 && code != 251) {
-            return reset(code);
+            return reset("RCPT", code);
         }
         code = command("DATA");
         if (code != 354) {
-            return reset(code);
+            return reset("DATA", code);
         }
         return 0;
     }
 
-    private int reset(int code) throws IOException {
+    private int reset(String step, int code) throws IOException {
+        finalStep = step;
+        finalReply = lastReply;
         command("RSET");
         return code;
     }
