@@ -165,13 +165,17 @@ class CallHandOffTest {
 
     @Test
     void aCallThatFailsInsideTheReplicationGetsTheUnknownOutcome() throws Exception {
-        CompletableFuture<String> thrown = calls.submit(c -> {
-            throw new IllegalStateException("bug");
-        }, why -> "unknown: " + why);
-        CompletableFuture<String> failed = calls.submit(c -> CompletableFuture.failedFuture(new IllegalStateException("bug 2")),
-                why -> "unknown: " + why);
-        assertThat(thrown.get(5, TimeUnit.SECONDS)).isEqualTo("unknown: replication failed: java.lang.IllegalStateException: bug");
-        assertThat(failed.get(5, TimeUnit.SECONDS)).contains("bug 2").startsWith("unknown: replication failed");
+        try (LogCapture log = new LogCapture()) {
+            CompletableFuture<String> thrown = calls.submit(c -> {
+                throw new IllegalStateException("bug");
+            }, why -> "unknown: " + why);
+            CompletableFuture<String> failed = calls.submit(c -> CompletableFuture.failedFuture(new IllegalStateException("bug 2")),
+                    why -> "unknown: " + why);
+            assertThat(thrown.get(5, TimeUnit.SECONDS)).isEqualTo("unknown: replication failed: java.lang.IllegalStateException: bug");
+            assertThat(failed.get(5, TimeUnit.SECONDS)).contains("bug 2").startsWith("unknown: replication failed");
+            assertThat(log.lines(l -> l.contains("WARN") && l.contains("call backstop used") && l.contains("replication failed")))
+                    .as("each failure inside the replication is logged as a WARN").hasSize(2);
+        }
         assertThat(calls.backstopOutcomes()).isEqualTo(2);
         // Without an unknown outcome (internal calls), the failure is passed on as it is.
         CompletableFuture<String> plain = calls.submit(c -> CompletableFuture.failedFuture(new IllegalStateException("bug 3")), null);
