@@ -422,7 +422,8 @@ public final class KvsClient implements AutoCloseable {
 
     private static Request.Encoder openEncoder(String queue, OpenOptions o) {
         String owner = o.owner() == null ? "" : o.owner();
-        return (out, seq, h) -> Requests.open(out, seq, queue, o.mode(), o.epoch(), o.maxMessages(), o.maxBytes(), owner);
+        return (out, seq, h) -> Requests.open(out, seq, queue, o.mode(), o.epoch(), o.maxMessages(), o.maxBytes(), owner,
+                o.store());
     }
 
     private static String where(KvsClientConfig config) {
@@ -456,7 +457,9 @@ public final class KvsClient implements AutoCloseable {
                 LOG.warn("ALARM: queue {} on {} is DAMAGED (journal records of it lost at the server's recovery):"
                         + " it may lack acknowledged messages or hold deleted ones", name, where(config));
             }
-            QueueHandle q = new QueueHandle(KvsClient.this, name, options, conn, o.handle());
+            // Re-opens after a reconnect expect this store: a handle never moves to an emptied one.
+            OpenOptions bound = options.store() == 0 && o.store() != 0 ? options.withStore(o.store()) : options;
+            QueueHandle q = new QueueHandle(KvsClient.this, name, bound, conn, o.handle());
             openQueues.add(q);
             if (closed) {
                 q.fail(Status.CONNECTION_LOST, "client closed");

@@ -4,8 +4,12 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * OPEN (0x02). Request payload: {@code string queue, u8 mode, i64 epoch, i64 maxMessages,
- * i64 maxBytes, string owner}. OK answer: {@code i32 handle, i64 epoch, i64 size, u8 queue flags,
- * i64 last seq, i64 digest, i64 store}.
+ * i64 maxBytes, string owner[, i64 expected store]}. OK answer: {@code i32 handle, i64 epoch,
+ * i64 size, u8 queue flags, i64 last seq, i64 digest, i64 store}.
+ * <p>The expected store is optional (absent or 0: any store): a client that opened the queue before
+ * names the store that answered then, and a server whose store is another one (it lost its disk)
+ * refuses with {@link Status#STORE_CHANGED} before it creates or fences anything. So a writer coming
+ * back to a node never fences, on an emptied store, the queue a newer owner rebuilt there.
  * <p>The instance is the request reader; {@link Answer} reads the OK answer.
  */
 public final class OpenCodec {
@@ -15,9 +19,16 @@ public final class OpenCodec {
     private long maxMessages;
     private long maxBytes;
     private String owner;
+    private long expectedStore;
 
     public static void writeRequest(ByteBuf out, long seq, String queue, OpenMode mode, long epoch, long maxMessages,
                                     long maxBytes, String owner) {
+        writeRequest(out, seq, queue, mode, epoch, maxMessages, maxBytes, owner, 0);
+    }
+
+    /** With {@code expectedStore} 0 the field is left out (any store), as before it existed. */
+    public static void writeRequest(ByteBuf out, long seq, String queue, OpenMode mode, long epoch, long maxMessages,
+                                    long maxBytes, String owner, long expectedStore) {
         int start = Frames.beginRequest(out, Opcode.OPEN, seq, 0);
         Wire.writeString(out, queue);
         out.writeByte(mode.code());
@@ -25,6 +36,9 @@ public final class OpenCodec {
         out.writeLong(maxMessages);
         out.writeLong(maxBytes);
         Wire.writeString(out, owner);
+        if (expectedStore != 0) {
+            out.writeLong(expectedStore);
+        }
         Frames.finishFrame(out, start);
     }
 
@@ -36,6 +50,7 @@ public final class OpenCodec {
         maxMessages = Wire.readLong(in);
         maxBytes = Wire.readLong(in);
         owner = Wire.readString(in);
+        expectedStore = in.isReadable() ? Wire.readLong(in) : 0;
         if (mode == null) {
             throw new MalformedPayloadException("open mode must be 0 (read) or 1 (write)");
         }
@@ -67,6 +82,11 @@ public final class OpenCodec {
 
     public String owner() {
         return owner;
+    }
+
+    /** The store the client expects to answer, 0 for any. */
+    public long expectedStore() {
+        return expectedStore;
     }
 
     public static void writeOk(ByteBuf out, long seq, long txn, int handle, long epoch, long size, int queueFlags,

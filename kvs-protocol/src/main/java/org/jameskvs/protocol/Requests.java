@@ -19,6 +19,12 @@ public final class Requests {
         OpenCodec.writeRequest(out, seq, queue, mode, epoch, maxMessages, maxBytes, owner);
     }
 
+    /** OPEN that only the store {@code expectedStore} may answer (0: any), see {@link OpenCodec}. */
+    public static void open(ByteBuf out, long seq, String queue, OpenMode mode, long epoch,
+                            long maxMessages, long maxBytes, String owner, long expectedStore) {
+        OpenCodec.writeRequest(out, seq, queue, mode, epoch, maxMessages, maxBytes, owner, expectedStore);
+    }
+
     public static void put(ByteBuf out, long seq, int handle, byte[] id, int priority, long notBefore,
                            byte[] state, byte[] body) {
         put(out, seq, handle, 0, id, priority, notBefore, state, body);

@@ -27,7 +27,12 @@ public enum Status {
     /** A sequenced mutation beyond the queue's next seq: not applied; the payload's reason is followed by the server's i64 last seq. */
     SEQ_GAP(22, "mutation sequence number beyond the queue's next one"),
     /** A repeat of a sequenced mutation whose outcome the server no longer keeps (it was applied or refused long ago). */
-    SEQ_TOO_OLD(23, "repeat of a sequence number whose outcome is no longer kept");
+    SEQ_TOO_OLD(23, "repeat of a sequence number whose outcome is no longer kept"),
+    /**
+     * An OPEN that named the store it expects (the server's {@code store.id}) reached another one:
+     * the server lost its disk since. Refused before anything is created or fenced.
+     */
+    STORE_CHANGED(24, "the server's store is not the one the client expected: it lost its disk");
 
     private static final Status[] BY_CODE = new Status[64];
 

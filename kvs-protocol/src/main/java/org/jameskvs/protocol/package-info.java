@@ -64,8 +64,10 @@
  * AUTH    0x01  string user, string password                      (empty)
  * OPEN    0x02  string queue, u8 mode (0 read, 1 write),          i32 handle, i64 epoch,
  *               i64 epoch, i64 maxMessages (0 = server default),  i64 size, u8 queue flags,
- *               i64 maxBytes (0 = server default), string owner   i64 last seq, i64 digest,
- *                                                                 i64 store
+ *               i64 maxBytes (0 = server default), string owner,  i64 last seq, i64 digest,
+ *               optional i64 expected store (absent or 0: any;    i64 store
+ *               another store than the server's: STORE_CHANGED,
+ *               nothing created or fenced)
  * PUT     0x03  id, u8 priority, i64 notBefore (epoch ms),        i64 position
  *               blob state, tail body; flag 0x0001 in the header
  *               = replace a live message with this id atomically

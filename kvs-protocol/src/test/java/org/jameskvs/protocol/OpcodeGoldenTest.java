@@ -244,6 +244,22 @@ class OpcodeGoldenTest {
     }
 
     @Test
+    void openRequestWithTheStoreItExpects() {
+        String hex = "00000037" + "02" + "02" + "0000" + "0000000000000001" + "00000000"
+                + "0001" + "71" + "01" + "0000000000000002" + "0000000000000000" + "0000000000000000" + "0001" + "6f"
+                + "f00000000000000d";
+        assertThat(hex(b -> Requests.open(b, 1, "q", OpenMode.WRITE, 2, 0, 0, "o", 0xf00000000000000dL))).isEqualTo(hex);
+        OpenCodec o = new OpenCodec().wrap(requestPayload(hex, Opcode.OPEN, 1, 0, 0));
+        assertThat(o.owner()).isEqualTo("o");
+        assertThat(o.expectedStore()).isEqualTo(0xf00000000000000dL);
+        assertThat(hex(b -> Requests.open(b, 1, "q", OpenMode.WRITE, 2, 0, 0, "o", 0)))
+                .as("0 (any store) leaves the field out: the request as before it existed")
+                .isEqualTo(hex(b -> Requests.open(b, 1, "q", OpenMode.WRITE, 2, 0, 0, "o")));
+        assertThat(new OpenCodec().wrap(requestPayload(hex(b -> Requests.open(b, 1, "q", OpenMode.WRITE, 2, 0, 0, "o")),
+                Opcode.OPEN, 1, 0, 0)).expectedStore()).as("absent: any store").isZero();
+    }
+
+    @Test
     void openRequestAndOk() {
         String hex = "0000002f" + "02" + "02" + "0000" + "0000000000000001" + "00000000"
                 + "0001" + "71" + "01" + "0000000000000002" + "0000000000000000" + "0000000000000000" + "0001" + "6f";

@@ -157,7 +157,8 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
             case PING -> c.ping().thenAccept(a -> answer(NodeResponse.of(tok, a.status(), a.txn(), a.value(), a.reason())));
             case OPEN_WRITE, OPEN_READ -> {
                 boolean write = r.op() == NodeOp.OPEN_WRITE;
-                OpenOptions o = write ? new OpenOptions(OpenMode.WRITE, r.epoch(), 0, 0, r.owner()) : OpenOptions.reader();
+                OpenOptions o = (write ? new OpenOptions(OpenMode.WRITE, r.epoch(), 0, 0, r.owner()) : OpenOptions.reader())
+                        .withStore(r.expectedStore());
                 c.open(r.queue(), o).thenAccept(res -> coreThread.execute(() -> opened(pc, r, write, res)));
             }
             default -> {

@@ -73,7 +73,9 @@ final class MemberPaths {
         // From this OPEN on, this copy's stream differs from the other's by a transaction (see
         // MembershipRecord): records sent from now on must not claim the copies equal.
         m.recordSeq = -1;
-        NodeRequest r = NodeRequest.open(q.core.nextToken(), m.node, m.path, q.name, true, m.wireEpoch, q.owner);
+        // The copy's store, once known: a node that lost its disk refuses (STORE_CHANGED) instead of
+        // taking this epoch on an emptied store, where a newer owner may have rebuilt the queue.
+        NodeRequest r = NodeRequest.open(q.core.nextToken(), m.node, m.path, q.name, true, m.wireEpoch, q.owner, m.store);
         m.openToken = r.token();
         m.openSentAt = q.core.clock.nanoTime();
         q.core.send(r, resp -> onOpenAnswer(m, r.token(), resp));
@@ -85,6 +87,10 @@ final class MemberPaths {
         }
         m.openToken = 0;
         boolean tainted = false;
+        if (r.status() == Status.STORE_CHANGED) {
+            lostDisk(m, 0);
+            return;
+        }
         if (r.isOk() && r.store() != 0 && m.store != r.store()) {
             if (m.store != 0) {
                 lostDisk(m, r.store());
@@ -247,13 +253,21 @@ final class MemberPaths {
      * rebuild the other copy, when it comes back, from nothing. When it was the only in-sync copy
      * the queue is left without one, and the next tick reclaims it: the open then waits for the
      * other copy (see {@code OpenProcedure#newestRecordSurely}).
+     *
+     * @param store the store it answers from now; 0 when it refused our OPEN ({@code STORE_CHANGED}:
+     *     nothing taken there), learnt from the next OPEN, which expects no store
      */
     void lostDisk(Member m, long store) {
-        String why = m.node + " lost its disk (store " + Long.toHexString(m.store) + " now " + Long.toHexString(store) + ")";
-        q.stores.put(m.node, store);
+        String why = m.node + " lost its disk (store " + Long.toHexString(m.store) + " now "
+                + (store == 0 ? "another: STORE_CHANGED" : Long.toHexString(store)) + ")";
+        if (store == 0) {
+            q.stores.remove(m.node); // learnt from the next OPEN that expects none
+        } else {
+            q.stores.put(m.node, store);
+        }
         m.store = store;
         m.lost = false;
-        m.open = true;
+        m.open = store != 0; // a refused OPEN left no handle there
         if (!isOnlyInSyncCopy(m)) {
             markNg(m, why);
             return;

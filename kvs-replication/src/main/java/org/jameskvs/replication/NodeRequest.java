@@ -9,7 +9,8 @@ package org.jameskvs.replication;
  *
  * @param epoch   OPEN only: the wire epoch
  * @param owner   OPEN only: the owner name stored with the queue
- * @param fromPosition READ: the first position; REBASE: the seq (and {@code readyBefore} the digest)
+ * @param fromPosition READ: the first position; REBASE: the seq (and {@code readyBefore} the digest);
+ *                 OPEN: the store expected to answer, 0 for any ({@link #expectedStore()})
  * @param viaReadHandle use the handle of the latest OPEN_READ instead of the write handle (probing)
  * @param queueSeq PUT, PUT_REPLACING, DELETE, REPLACE, CLEAR: the queue seq the writer gave the
  *                 mutation (sent with it, see the protocol's sequenced mutations); 0: none
@@ -60,8 +61,19 @@ public record NodeRequest(long token, String node, NodePath path, String queue, 
 
     static NodeRequest open(long token, String node, NodePath path, String queue, boolean write, long epoch,
                             String owner) {
+        return open(token, node, path, queue, write, epoch, owner, 0);
+    }
+
+    /** An OPEN only the store {@code expectedStore} may answer (0: any); another answers STORE_CHANGED. */
+    static NodeRequest open(long token, String node, NodePath path, String queue, boolean write, long epoch,
+                            String owner, long expectedStore) {
         return new NodeRequest(token, node, path, queue, write ? NodeOp.OPEN_WRITE : NodeOp.OPEN_READ, null, 0, 0,
-                null, null, 0, 0, 0, 0, epoch, owner, false);
+                null, null, expectedStore, 0, 0, 0, epoch, owner, false);
+    }
+
+    /** OPEN: the store expected to answer, 0 for any. */
+    public long expectedStore() {
+        return op == NodeOp.OPEN_WRITE || op == NodeOp.OPEN_READ ? fromPosition : 0;
     }
 
     @Override

@@ -53,10 +53,11 @@ public final class NodeWireCodec {
         }
         switch (r.op()) {
             case PING -> Requests.empty(out, Opcode.PING, seq, 0);
-            case OPEN_WRITE -> Requests.open(out, seq, r.queue(), OpenMode.WRITE, r.epoch(), 0, 0, r.owner());
+            case OPEN_WRITE -> Requests.open(out, seq, r.queue(), OpenMode.WRITE, r.epoch(), 0, 0, r.owner(), r.expectedStore());
             case OPEN_READ -> {
                 OpenOptions o = OpenOptions.reader();
-                Requests.open(out, seq, r.queue(), o.mode(), o.epoch(), o.maxMessages(), o.maxBytes(), o.owner());
+                Requests.open(out, seq, r.queue(), o.mode(), o.epoch(), o.maxMessages(), o.maxBytes(), o.owner(),
+                        r.expectedStore());
             }
             case PUT -> Requests.put(out, seq, handle, 0, r.id(), r.priority(), r.notBefore(), st, body);
             case PUT_REPLACING -> Requests.put(out, seq, handle, RequestDescriptor.FLAG_REPLACE_EXISTING, r.id(),

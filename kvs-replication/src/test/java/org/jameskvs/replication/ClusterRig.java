@@ -43,11 +43,20 @@ abstract class ClusterRig implements AutoCloseable {
 
     /** The adapter stops and a new one starts on the same configuration (James restarted); its events follow in {@link #events}. */
     void restartOpener() throws InterruptedException {
+        restartOpener(config.nodes().size());
+    }
+
+    /** {@link #restartOpener()} while some nodes are down: waits until it reaches {@code reachable} of them. */
+    void restartOpener(int reachable) throws InterruptedException {
         opener.close();
-        startAdapter();
+        startAdapter(reachable);
     }
 
     private void startAdapter() throws InterruptedException {
+        startAdapter(config.nodes().size());
+    }
+
+    private void startAdapter(int reachable) throws InterruptedException {
         opener = ReplicatedQueueOpener.start(config);
         opener.listen(e -> {
             synchronized (events) { // the time first: an index in events always has its time
@@ -55,9 +64,9 @@ abstract class ClusterRig implements AutoCloseable {
                 events.add(e);
             }
         });
-        if (!opener.awaitConnected(config.nodes().size(), Duration.ofSeconds(60))) {
+        if (!opener.awaitConnected(reachable, Duration.ofSeconds(60))) {
             close();
-            throw new AssertionError("the adapter did not connect to " + config.nodes().size() + " nodes");
+            throw new AssertionError("the adapter did not connect to " + reachable + " nodes");
         }
     }
 

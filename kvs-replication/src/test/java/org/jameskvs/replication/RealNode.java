@@ -187,6 +187,10 @@ final class RealNode implements SimNode {
         }
         ByteBuf request = Unpooled.buffer();
         long seq = c.nextSeq++;
+        if (r.expectedStore() != 0) {
+            r = NodeRequest.open(r.token(), r.node(), r.path(), r.queue(), r.op() == NodeOp.OPEN_WRITE, r.epoch(),
+                    r.owner(), realStore(r.expectedStore()));
+        }
         NodeWireCodec.encode(request, seq, handle, r);
         ByteBuf answer = c.wire.exchange(request);
         try {
@@ -216,6 +220,16 @@ final class RealNode implements SimNode {
         return new NodeResponse(a.token(), a.status(), a.txn(), a.value(), a.reason(), a.epoch(), a.size(), a.get(),
                 a.read(), a.stat() == null ? null : withStore(a.stat(), id), a.flags(), a.lastSeq(), a.digest(),
                 a.store() == 0 ? 0 : id);
+    }
+
+    /** The real id this world numbered {@code canonicalId}; an id it never gave matches no store. */
+    private long realStore(long canonicalId) {
+        for (Map.Entry<Long, Long> e : canonical.entrySet()) {
+            if (e.getValue() == canonicalId) {
+                return e.getKey();
+            }
+        }
+        return Long.MIN_VALUE;
     }
 
     private static org.jameskvs.client.QueueStat withStore(org.jameskvs.client.QueueStat s, long id) {

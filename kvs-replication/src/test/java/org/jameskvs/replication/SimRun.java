@@ -67,10 +67,12 @@ final class SimRun {
     /** The newest writer epoch when {@link #downSynced} went down: a takeover since fenced the other node only. */
     private long downSyncedEpoch;
     /**
-     * The node wiped while {@link #downSynced} was down and after a takeover that fenced it alone:
-     * {@link #downSynced} comes back only after it. An open that hears only the node that was down
-     * cannot know the lost epochs (a limit, see the replication package doc); once the wiped node
-     * answers, the open raises its epoch past them ({@code Epochs#LOST_DISK_MARGIN}).
+     * The node wiped while {@link #downSynced} was down and after a takeover that fenced it alone.
+     * Either node may come back first: the wiped one first, the next open hears it answer from a new
+     * store and fences past the lost epochs ({@code Epochs#LOST_DISK_MARGIN}); the one that was down
+     * first, an open that hears only it cannot know the lost epochs and takes a lower one, while the
+     * writer of the lost epoch, whose only copy went with the disk, can acknowledge nothing more
+     * ({@link SimHistory#checkOneWriter}).
      */
     private String wipedAfterTakeover;
     /** The node whose data a crash took, until its copy is rebuilt (see {@link #repaired}). */
@@ -135,6 +137,9 @@ final class SimRun {
                 }
             }
             heal();
+            for (String e : history.checkOneWriter(c.writers.stream().map(w -> w.owner).toList())) {
+                note("one writer: acks at epoch " + e + ", a takeover that acknowledged nothing at its epoch");
+            }
             check();
         } catch (Throwable t) {
             history.violations.add("exception: " + t + " at " + (t.getStackTrace().length > 0 ? t.getStackTrace()[0] : "?"));
@@ -188,7 +193,7 @@ final class SimRun {
     private void completed(SimHistory.Issued op, Ack a, SimCluster.Writer w, QueueReplica via) {
         op.outcome = a;
         if (a.isOk()) {
-            history.acked(op, c, c.writers.indexOf(w), via);
+            history.acked(op, c, via);
         }
     }
 
@@ -248,9 +253,15 @@ final class SimRun {
                     downSyncedEpoch = newestEpoch();
                 }
                 c.world.crash(n);
-                c.world.after(dur * MS, () -> {
-                    if (!healed) {
-                        restartAfterTheWiped(n);
+                endAfter(dur, () -> {
+                    c.world.restart(n, true);
+                    if (n.equals(downSynced)) {
+                        if (wipedAfterTakeover != null && c.world.crashed.get(wipedAfterTakeover)) {
+                            note(n + ", down since before a takeover, is back while " + wipedAfterTakeover
+                                    + ", which lost its disk after that takeover, is still down");
+                        }
+                        downSynced = null;
+                        wipedAfterTakeover = null;
                     }
                 });
             }
@@ -310,27 +321,6 @@ final class SimRun {
      * fault already, and a late end could strike again (a restart without data of a node healing
      * brought back with its data would be a second failure the run never judged safe).
      */
-    /**
-     * Ends a crash (as {@link #endAfter} would): the node restarts with its data, unless it must wait
-     * for {@link #wipedAfterTakeover}; the fault counts as active until then.
-     */
-    private void restartAfterTheWiped(String n) {
-        if (n.equals(downSynced) && wipedAfterTakeover != null && c.world.crashed.get(wipedAfterTakeover)) {
-            c.world.after(100 * MS, () -> {
-                if (!healed) {
-                    restartAfterTheWiped(n);
-                }
-            });
-            return;
-        }
-        c.world.restart(n, true);
-        activeFaults--;
-        if (n.equals(downSynced)) {
-            downSynced = null;
-            wipedAfterTakeover = null;
-        }
-    }
-
     private void endAfter(long dur, Runnable end) {
         c.world.after(dur * MS, () -> {
             if (!healed) {

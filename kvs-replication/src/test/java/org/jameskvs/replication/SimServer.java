@@ -392,6 +392,9 @@ final class SimServer implements SimNode {
     }
 
     private NodeResponse open(long conn, NodeRequest r) {
+        if (r.expectedStore() != 0 && r.expectedStore() != store) {
+            return NodeResponse.of(r.token(), Status.STORE_CHANGED, 0, 0, "store changed");
+        }
         SimQueue q = queues.get(r.queue());
         boolean write = r.op() == NodeOp.OPEN_WRITE;
         if (q == null) {

@@ -446,6 +446,9 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         OpenMode mode = r.mode();
         long epoch = r.epoch();
         String owner = r.owner();
+        if (r.expectedStore() != 0 && r.expectedStore() != server.store.storeId()) {
+            return Status.STORE_CHANGED;
+        }
         QueueState q = server.store.queue(name);
         if (q == null) {
             if (mode == OpenMode.READ) {

@@ -45,6 +45,32 @@ class EmbeddedServerTest {
         again.close();
     }
 
+    /**
+     * A writer that names the store it opened on is refused by another store (the node lost its
+     * disk) before anything is created or fenced: the queue a newer owner opened there keeps its epoch.
+     */
+    @Test
+    void anOpenExpectingAnotherStoreIsRefusedAndChangesNothing() {
+        EmbeddedServer server = new EmbeddedServer(dir, 256 << 10);
+        long store = server.store().storeId();
+        EmbeddedServer.Connection a = server.connect();
+        call(a, out -> Requests.auth(out, 1, EmbeddedServer.USER, EmbeddedServer.PASSWORD));
+        assertThat(call(a, out -> Requests.open(out, 2, "fresh", OpenMode.WRITE, 9, 0, 0, "old", store + 1)))
+                .isEqualTo(Status.STORE_CHANGED);
+        assertThat(server.store().queue("fresh")).as("nothing created").isNull();
+
+        assertThat(call(a, out -> Requests.open(out, 3, "q", OpenMode.WRITE, 5, 0, 0, "new", store))).isEqualTo(Status.OK);
+        EmbeddedServer.Connection b = server.connect();
+        call(b, out -> Requests.auth(out, 1, EmbeddedServer.USER, EmbeddedServer.PASSWORD));
+        assertThat(call(b, out -> Requests.open(out, 2, "q", OpenMode.WRITE, 9, 0, 0, "old", store + 1)))
+                .isEqualTo(Status.STORE_CHANGED);
+        assertThat(server.store().queue("q").epoch()).as("not fenced").isEqualTo(5);
+        assertThat(server.store().queue("q").owner()).isEqualTo("new");
+        assertThat(call(a, out -> Requests.put(out, 4, 1, "m1".getBytes(), 0, 0, new byte[0], "body".getBytes())))
+                .as("the newer owner's handle still writes").isEqualTo(Status.OK);
+        server.close();
+    }
+
     private static Status call(EmbeddedServer.Connection c, Consumer<ByteBuf> request) {
         ByteBuf out = Unpooled.buffer();
         request.accept(out);
