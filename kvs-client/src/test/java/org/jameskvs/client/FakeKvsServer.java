@@ -74,6 +74,8 @@ final class FakeKvsServer implements AutoCloseable {
 
     /** The queue flags OPEN and STAT answers carry (followed by the queue's last seq and digest). */
     volatile int queueFlags;
+    /** The store id OPEN and STAT answers end with (a real server's {@code store.id}); change it to play a wiped disk. */
+    volatile long store = 0x5107e;
     /** When set, requests are recorded but never answered. */
     volatile boolean silent;
     final AtomicInteger received = new AtomicInteger();
@@ -258,6 +260,11 @@ final class FakeKvsServer implements AutoCloseable {
                     Wire.readLong(in);
                     Wire.readLong(in);
                     String owner = Wire.readString(in);
+                    long expectedStore = in.isReadable() ? Wire.readLong(in) : 0;
+                    if (expectedStore != 0 && expectedStore != store) {
+                        Frames.writeError(out, code, Status.STORE_CHANGED, seq, 0, "store " + store);
+                        return;
+                    }
                     Queue q = queues.computeIfAbsent(name, n -> new Queue());
                     if (mode == OpenMode.WRITE) {
                         if (lockedOpens.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
@@ -409,6 +416,7 @@ final class FakeKvsServer implements AutoCloseable {
             out.writeByte(queueFlags);
             out.writeLong(q.lastSeq);
             out.writeLong(q.digest);
+            out.writeLong(store);
         }
 
         private void ok(ByteBuf out, byte code, long seq, long txn) {

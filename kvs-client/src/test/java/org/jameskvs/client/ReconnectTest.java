@@ -91,6 +91,29 @@ class ReconnectTest {
     }
 
     /**
+     * A server back from another store (it lost its disk): the handle's re-open names the store that
+     * answered its first OPEN, is refused, and the handle ends with STORE_CHANGED instead of
+     * writing on an emptied store. A server back with its store re-opens as before.
+     */
+    @Test
+    void aHandleIsReopenedOnlyOnTheStoreThatFirstAnsweredIt() throws Exception {
+        try (FakeKvsServer server = new FakeKvsServer("u", "p");
+             KvsClient client = KvsClient.connect(server.config()
+                     .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(100)).build())) {
+            KvsQueue q = await(client.open("spool", OpenOptions.writer("node-1", 1))).orThrow();
+            server.disconnectAll();
+            eventually(Duration.ofSeconds(5), () -> server.count(Opcode.OPEN) == 2 && await(q.stat()).isOk());
+
+            server.store = 0x5107f;
+            server.disconnectAll();
+            eventually(Duration.ofSeconds(5), () -> await(q.stat()).status() == Status.STORE_CHANGED);
+            assertThat(await(q.put(bytes("x"), 0, 0, null, bytes("x"))).status()).isEqualTo(Status.STORE_CHANGED);
+            assertThat(server.count(Opcode.PUT)).as("nothing written on the new store").isZero();
+            assertThat(server.opens).as("the refused re-open took nothing").hasSize(2);
+        }
+    }
+
+    /**
      * A frame that takes longer than the request timeout to get through (the server reads it
      * slowly) is not timed out while the server keeps draining it: the timeout counts from its last
      * drained byte. (The socket buffers, a few MB, must then drain within one request timeout.)

@@ -128,9 +128,9 @@ final class Answers {
                     completeIfAnswered(op);
                 } else if (lostAppliedWrites(m, r) && !q.paths.isOnlyInSyncCopy(m)) {
                     // The copy answers from fewer mutations than it had applied: it lost data behind
-                    // our open handle (its server came back without its journal and the connection
-                    // re-opened the handle by itself, creating the queue empty). Nothing else would
-                    // tell before the next write: rebuild it, and read from the other copy.
+                    // our open handle while its store kept its id (a handle is re-opened by itself
+                    // only on the store that first answered it: an emptied one refuses, STORE_CHANGED).
+                    // Nothing else would tell before the next write: rebuild it, and read from the other copy.
                     q.paths.markNg(m, op.kind + " answered at transaction " + r.txn() + ", below the " + m.txn
                             + " this copy had applied");
                     op.awaitNone();

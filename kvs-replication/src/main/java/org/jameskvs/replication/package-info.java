@@ -94,8 +94,9 @@
  * rebuilt</td></tr>
  * <tr><td>SYNC, lost</td><td>reopen answered outside the bounds</td><td>SYNC, re-based (ALARM: DATA
  * LOSS)</td><td>as {@code MemberPaths.markNg} on the only SYNC copy</td></tr>
- * <tr><td>any member</td><td>OPEN answered from another store than the copy's: the node lost its disk
- * ({@code MemberPaths.lostDisk})</td><td>NG (isolated), also when it was the only SYNC copy (event
+ * <tr><td>any member</td><td>OPEN answered from another store than the copy's, or refused
+ * {@code STORE_CHANGED} (the OPEN names the copy's store once known, so a node that lost its disk
+ * takes neither the epoch nor the queue): the node lost its disk ({@code MemberPaths.lostDisk})</td><td>NG (isolated), also when it was the only SYNC copy (event
  * "lost its disk ... the queue waits")</td><td>never re-based on the empty store; with no SYNC copy left the next tick
  * reclaims, and the open waits for the other copy's node</td></tr>
  * <tr><td>any</td><td>reopen answer flags the copy DAMAGED</td><td>NG unless it is the only SYNC copy
@@ -288,10 +289,12 @@
  * {@code Epochs.LOST_DISK_MARGIN} above that record's epoch ({@code OpenProcedure}), so a writer
  * still running with such an epoch is fenced by the new owner; and the node that was down, which
  * that writer's open never fenced and which may hold the only whole copy, is rebuilt only after its
- * source's store was checked ({@code QueueReplica.unfencedAtOpen}; simulation seed 5836). Left:
- * an open while the wiped node is still down hears only the node that was down and cannot see the
- * lost epochs (two writers until one is fenced; seed 37736: the simulation now brings the node that
- * was down back after the wiped one). The
+ * source's store was checked ({@code QueueReplica.unfencedAtOpen}; simulation seed 5836). An open
+ * while the wiped node is still down hears only the node that was down and takes an epoch below the
+ * lost one; the writer of the lost epoch had its only copy on the wiped disk and acknowledges
+ * nothing more, and its OPEN on that node, back, names the store it knew ({@code Member.store}): the
+ * node refuses it ({@code STORE_CHANGED}) instead of taking the higher epoch on its new store and
+ * fencing the new owner there (seed 37736; {@code LostTakeoverEpochTest}). The
  * simulation does not inject a second data loss before a wiped copy is rebuilt; other faults while
  * it is not rebuilt it does, and on two nodes the wipe of the only copy while the other node is
  * down with a whole copy, takeovers since that node went down included.</li>

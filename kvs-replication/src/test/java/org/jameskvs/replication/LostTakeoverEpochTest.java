@@ -118,8 +118,11 @@ class LostTakeoverEpochTest extends ClusterRigTest<ProcessCluster> {
      * The same loss, but the node that was down comes back while the wiped one is still down: A's
      * open hears kvs2 alone and cannot see B's epoch (B chose a high counter, so A's is surely lower).
      * Still one writer acknowledges: B's only copy was on kvs1, so from the wipe on B acknowledges
-     * nothing; with kvs1 back (a new store) B finds its copy gone and stops, and A, the only writer
-     * left, takes puts again; the mail acknowledged before is on both copies: lost 0.
+     * nothing; with kvs1 back (a new store) B's OPEN there names the store it knew and is refused
+     * (STORE_CHANGED) instead of fencing, with B's higher epoch, the queue A is rebuilding there; B
+     * finds its copy gone, fails to reclaim against A's lease and stops. A is never fenced and takes
+     * puts again; the mail acknowledged before is on both copies: lost 0. (Before OPEN named its
+     * store, B's OPEN fenced A on kvs1 and both writers ended fenced.)
      */
     @Test
     void anOpenThatCannotSeeTheLostEpochIsStillTheOnlyWriterThatAcknowledges() throws Exception {
@@ -154,6 +157,7 @@ class LostTakeoverEpochTest extends ClusterRigTest<ProcessCluster> {
             assertThat(fromB.isOk()).as("a put by B while its only copy's node is down: " + fromB).isFalse();
 
             int bSeen = bEvents.size();
+            int aSeen = cluster.events.size();
             cluster.restart("kvs1"); // with a new store
             long deadline = System.nanoTime() + WAIT.toNanos();
             int n = 2;
@@ -166,8 +170,8 @@ class LostTakeoverEpochTest extends ClusterRigTest<ProcessCluster> {
             fromB = bq.put("from-b-last".getBytes(), 0, 0, new byte[0], new byte[16]).join();
             assertThat(fromB.isOk()).as("a put by B once stopped: " + fromB).isFalse();
 
-            // A may have been fenced meanwhile by B's attempt to reclaim (it raises the epoch on a
-            // node before it finds A's lease); A then reclaims, holding the lease. Its puts resume.
+            assertThat(bEvents.subList(bSeen, bEvents.size())).as("B's OPEN on kvs1's new store")
+                    .anyMatch(e -> e.contains("kvs1 lost its disk") && e.contains("STORE_CHANGED"));
             Ack fromA = null;
             while (fromA == null || !fromA.isOk()) {
                 assertThat(System.nanoTime()).as("A's puts resume; last " + fromA).isLessThan(deadline);
@@ -184,6 +188,8 @@ class LostTakeoverEpochTest extends ClusterRigTest<ProcessCluster> {
                 assertThat(c.acknowledged()).isEqualTo(700);
                 assertThat(c.lost()).as("acknowledged puts missing on " + node).isZero();
             }
+            assertThat(cluster.eventsMatching(aSeen, e -> e.startsWith(Q) && e.contains("fenced")))
+                    .as("A, the only writer that can acknowledge, never fenced").isEmpty();
         } finally {
             b.close();
         }

@@ -7,9 +7,12 @@ import org.jameskvs.protocol.StoredMessage;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What the writers of one simulation run issued and were told, and the checker over it: an ack
@@ -123,25 +126,36 @@ final class SimHistory {
      * on two nodes, a takeover made while one node was down fenced only the other, and when that node
      * then loses its disk the epoch goes with it; an open that hears only the node that was down takes
      * a lower epoch, which is the only one that can acknowledge from then on (the lost takeover's only
-     * copy went with the disk; it reclaims and finds the new owner's lease).
+     * copy went with the disk; it reclaims and finds the new owner's lease). Ownerships are the opens
+     * the run made and the reclaims a writer made by itself (seen by the epochs of its mutations).
      *
      * @param writerNames the writers' names, by the index {@link #opensDone} gives them
      * @return each lower epoch that acknowledged after a higher takeover that acknowledged nothing,
      *     with that takeover's epoch (so a run can count how often it met the case)
      */
     List<String> checkOneWriter(List<String> writerNames) {
-        java.util.Set<String> belowSilentTakeover = new java.util.LinkedHashSet<>();
-        java.util.Set<Long> ackedEpochs = new java.util.HashSet<>();
+        Set<String> belowSilentTakeover = new LinkedHashSet<>();
+        Set<Long> ackedEpochs = new HashSet<>();
         for (Issued op : issued) {
             if (op.acked()) {
                 ackedEpochs.add(op.epoch);
+            }
+        }
+        // Ownerships: the opens the run made, and those a writer made by itself (a reclaim gives a new
+        // epoch), from the first mutation issued at their epoch (they began no later).
+        List<long[]> owners = new ArrayList<>(opensDone);
+        Set<Long> known = new HashSet<>();
+        opensDone.forEach(t -> known.add(t[1]));
+        for (Issued op : issued) {
+            if (known.add(op.epoch)) {
+                owners.add(new long[]{writerNames.indexOf(op.writer), op.epoch, op.issuedAt});
             }
         }
         for (Issued op : issued) {
             if (!op.acked()) {
                 continue;
             }
-            for (long[] t : opensDone) {
+            for (long[] t : owners) {
                 if (writerNames.get((int) t[0]).equals(op.writer) || t[1] <= op.epoch || t[2] >= op.issuedAt) {
                     continue;
                 }

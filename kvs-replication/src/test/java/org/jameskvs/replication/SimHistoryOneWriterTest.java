@@ -70,6 +70,17 @@ class SimHistoryOneWriterTest {
         assertThat(history.violations).isEmpty();
     }
 
+    @Test
+    void aReclaimTheWriterMadeByItselfIsAnOwnershipToo() {
+        // No open tracked for james2's epoch: it reclaimed by itself, first issuing at 150 ms.
+        issue("james2", HIGH, 150, true);
+        issue("james1", LOW, 200, true);
+
+        history.checkOneWriter(WRITERS);
+
+        assertThat(history.violations).singleElement().asString().contains("after writer 1 took over at epoch " + HIGH);
+    }
+
     private void issue(String writer, long epoch, long atMs, boolean acked) {
         SimHistory.Issued op = new SimHistory.Issued(writer, NodeOp.PUT, writer + "-" + seq, "s0", epoch, ++seq, atMs * MS);
         op.outcome = acked ? new Ack(Status.OK, seq, 0, null) : Ack.failed(Status.TIMEOUT, "late");
