@@ -391,6 +391,9 @@ public final class KvsClient implements AutoCloseable {
             return;
         }
         OpenOptions o = q.options();
+        if (config.reopenOnSameStoreOnly() && o.store() == 0 && q.store() != 0) {
+            o = o.withStore(q.store()); // never moves to an emptied store: refused, STORE_CHANGED
+        }
         conn.submit(new Request<>(Opcode.OPEN, 0, SMALL_REQUEST_HINT + 3 * q.name().length(), deadline(),
                 openEncoder(q.name(), o), ResultDecoders.OPENED))
                 .thenAccept(opened -> onReopened(q, conn, attempt, opened));
@@ -405,7 +408,12 @@ public final class KvsClient implements AutoCloseable {
                 LOG.warn("queue {} re-opened after reconnect is DAMAGED on the server: it may lack acknowledged"
                         + " messages or hold deleted ones", q.name());
             }
-            if (!q.bind(conn, opened.handle())) {
+            if (opened.store() != 0 && q.store() != 0 && opened.store() != q.store()) {
+                LOG.error("queue {} re-opened after reconnect on another store of {} ({} where it was {}): the server"
+                        + " lost the data it held", q.name(), where(config), Long.toHexString(opened.store()),
+                        Long.toHexString(q.store()));
+            }
+            if (!q.bind(conn, opened.handle(), opened.store())) {
                 releaseHandle(conn, opened.handle());
             }
         } else if (status == Status.QUEUE_LOCKED && attempt < REOPEN_ATTEMPTS) {
@@ -457,9 +465,7 @@ public final class KvsClient implements AutoCloseable {
                 LOG.warn("ALARM: queue {} on {} is DAMAGED (journal records of it lost at the server's recovery):"
                         + " it may lack acknowledged messages or hold deleted ones", name, where(config));
             }
-            // Re-opens after a reconnect expect this store: a handle never moves to an emptied one.
-            OpenOptions bound = options.store() == 0 && o.store() != 0 ? options.withStore(o.store()) : options;
-            QueueHandle q = new QueueHandle(KvsClient.this, name, bound, conn, o.handle());
+            QueueHandle q = new QueueHandle(KvsClient.this, name, options, conn, o.handle(), o.store());
             openQueues.add(q);
             if (closed) {
                 q.fail(Status.CONNECTION_LOST, "client closed");

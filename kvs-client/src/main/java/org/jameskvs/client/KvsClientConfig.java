@@ -25,6 +25,7 @@ public final class KvsClientConfig {
     private final int maxFrameBytes;
     private final EventLoopGroup eventLoopGroup;
     private final boolean preferNativeTransport;
+    private final boolean reopenOnSameStoreOnly;
 
     private KvsClientConfig(Builder b) {
         this.host = b.host;
@@ -42,6 +43,7 @@ public final class KvsClientConfig {
         this.maxFrameBytes = b.maxFrameBytes;
         this.eventLoopGroup = b.eventLoopGroup;
         this.preferNativeTransport = b.preferNativeTransport;
+        this.reopenOnSameStoreOnly = b.reopenOnSameStoreOnly;
     }
 
     public static Builder builder() {
@@ -65,6 +67,7 @@ public final class KvsClientConfig {
         b.maxFrameBytes = maxFrameBytes;
         b.eventLoopGroup = eventLoopGroup;
         b.preferNativeTransport = preferNativeTransport;
+        b.reopenOnSameStoreOnly = reopenOnSameStoreOnly;
         return b;
     }
 
@@ -98,6 +101,8 @@ public final class KvsClientConfig {
 
     public boolean preferNativeTransport() { return preferNativeTransport; }
 
+    public boolean reopenOnSameStoreOnly() { return reopenOnSameStoreOnly; }
+
     @Override
     public String toString() {
         return "KvsClientConfig{" + host + ":" + port + ", user=" + user + ", tls=" + tls
@@ -126,6 +131,7 @@ public final class KvsClientConfig {
         private Duration reconnectBackoffMax = Duration.ofSeconds(2);
         private int maxFrameBytes = 64 << 20;
         private EventLoopGroup eventLoopGroup;
+        private boolean reopenOnSameStoreOnly;
         private boolean preferNativeTransport = true;
 
         private Builder() {
@@ -288,6 +294,18 @@ public final class KvsClientConfig {
          */
         public Builder preferNativeTransport(boolean prefer) {
             this.preferNativeTransport = prefer;
+            return this;
+        }
+
+        /**
+         * A handle re-opened after a reconnect names the store that answered its first OPEN, so a
+         * server that lost its disk refuses it ({@code STORE_CHANGED}) and the handle ends with that
+         * status instead of moving to the emptied store. For a caller that keeps copies elsewhere
+         * (the replication). Default {@code false}: the handle is re-opened on whatever store answers,
+         * and another store than before is logged as an ERROR (the server lost what it held).
+         */
+        public Builder reopenOnSameStoreOnly(boolean sameStoreOnly) {
+            this.reopenOnSameStoreOnly = sameStoreOnly;
             return this;
         }
 

@@ -6,8 +6,9 @@ import org.jameskvs.protocol.OpenMode;
  * Parameters of an OPEN: mode, the writer's epoch, limits (0 = server default) and the owner name
  * (e.g. the James node id), as in the paper's "create queue" request; and the store the caller
  * expects to answer ({@code store}, 0 = any): a server that lost its disk since answers
- * {@code STORE_CHANGED} and creates or fences nothing. A handle re-opened after a reconnect always
- * expects the store that answered its first OPEN.
+ * {@code STORE_CHANGED} and creates or fences nothing. A handle re-opened after a reconnect expects
+ * the store that answered its first OPEN when the client is configured so
+ * ({@link KvsClientConfig.Builder#reopenOnSameStoreOnly}).
  */
 public record OpenOptions(OpenMode mode, long epoch, long maxMessages, long maxBytes, String owner, long store) {
     public OpenOptions(OpenMode mode, long epoch, long maxMessages, long maxBytes, String owner) {

@@ -26,12 +26,19 @@ final class QueueHandle implements KvsQueue {
     private final String name;
     private final OpenOptions options;
     private volatile Binding binding;
+    private volatile long store;
 
-    QueueHandle(KvsClient client, String name, OpenOptions options, ClientConnection connection, int handle) {
+    QueueHandle(KvsClient client, String name, OpenOptions options, ClientConnection connection, int handle, long store) {
         this.client = client;
         this.name = name;
         this.options = options;
         this.binding = new Binding(connection, handle, null, null);
+        this.store = store;
+    }
+
+    /** The server's store id that answered the latest OPEN of this handle (0: not told). */
+    long store() {
+        return store;
     }
 
     @Override
@@ -54,11 +61,14 @@ final class QueueHandle implements KvsQueue {
     }
 
     /** @return false when the queue was closed meanwhile: the caller then releases the new handle */
-    synchronized boolean bind(ClientConnection connection, int handle) {
+    synchronized boolean bind(ClientConnection connection, int handle, long store) {
         if (binding.failure != null) {
             return false;
         }
         binding = new Binding(connection, handle, null, null);
+        if (store != 0) {
+            this.store = store;
+        }
         return true;
     }
 

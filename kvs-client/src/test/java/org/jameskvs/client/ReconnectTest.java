@@ -91,14 +91,15 @@ class ReconnectTest {
     }
 
     /**
-     * A server back from another store (it lost its disk): the handle's re-open names the store that
-     * answered its first OPEN, is refused, and the handle ends with STORE_CHANGED instead of
-     * writing on an emptied store. A server back with its store re-opens as before.
+     * With {@code reopenOnSameStoreOnly} (the replication's clients): a server back from another
+     * store (it lost its disk) refuses the handle's re-open, which names the store that answered its
+     * first OPEN, and the handle ends with STORE_CHANGED instead of writing on an emptied store. A
+     * server back with its store re-opens as before.
      */
     @Test
     void aHandleIsReopenedOnlyOnTheStoreThatFirstAnsweredIt() throws Exception {
         try (FakeKvsServer server = new FakeKvsServer("u", "p");
-             KvsClient client = KvsClient.connect(server.config()
+             KvsClient client = KvsClient.connect(server.config().reopenOnSameStoreOnly(true)
                      .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(100)).build())) {
             KvsQueue q = await(client.open("spool", OpenOptions.writer("node-1", 1))).orThrow();
             server.disconnectAll();
@@ -110,6 +111,20 @@ class ReconnectTest {
             assertThat(await(q.put(bytes("x"), 0, 0, null, bytes("x"))).status()).isEqualTo(Status.STORE_CHANGED);
             assertThat(server.count(Opcode.PUT)).as("nothing written on the new store").isZero();
             assertThat(server.opens).as("the refused re-open took nothing").hasSize(2);
+        }
+    }
+
+    /** By default (a single server, nothing to protect elsewhere) the handle goes on on the new store. */
+    @Test
+    void byDefaultAHandleIsReopenedOnAnotherStoreToo() throws Exception {
+        try (FakeKvsServer server = new FakeKvsServer("u", "p");
+             KvsClient client = KvsClient.connect(server.config()
+                     .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(100)).build())) {
+            KvsQueue q = await(client.open("spool", OpenOptions.writer("node-1", 1))).orThrow();
+            server.store = 0x5107f;
+            server.disconnectAll();
+            eventually(Duration.ofSeconds(5), () -> server.count(Opcode.OPEN) == 2 && await(q.stat()).isOk());
+            assertThat(await(q.put(bytes("x"), 0, 0, null, bytes("x"))).isOk()).isTrue();
         }
     }
 

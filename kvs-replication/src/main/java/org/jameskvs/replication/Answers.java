@@ -62,6 +62,14 @@ final class Answers {
         if (!m.inflight.contains(s)) {
             return; // superseded by a path switch or an isolation
         }
+        if (r.status() == Status.STORE_CHANGED) {
+            // The client library would not re-open this handle after a reconnect: the node answers
+            // from another store, it lost its disk (and the copy) before a heartbeat missed it.
+            m.inflight.remove(s);
+            q.paths.lostDisk(m, 0);
+            dropped(m, s.op, null, "lost its disk");
+            return;
+        }
         if (r.status().isIndeterminate() || (!r.isOk() && r.txn() < 0 && s.op.kind.isMutation())) {
             // Unknown outcome, or refused before reaching the node (client backlog): retry on the
             // other path. The request stays where it is: the order of the stream must be kept.

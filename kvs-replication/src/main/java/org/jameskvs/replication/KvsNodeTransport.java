@@ -109,6 +109,9 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
                         .requestTimeout(config.requestTimeout().multipliedBy(3))
                         .connectTimeout(Duration.ofMillis(Math.max(500, config.heartbeatTimeout().toMillis())))
                         .reconnectBackoff(Duration.ofMillis(100), Duration.ofMillis(1000))
+                        // A node that lost its disk must not get our handles (and their epochs) back
+                        // by itself: the state machine decides what its new store is (lostDisk).
+                        .reopenOnSameStoreOnly(true)
                         .eventLoopGroup(coreLoop)
                         .build();
                 PathClient pc = new PathClient(n.name(), p, cc);

@@ -99,6 +99,7 @@ final class OpenProcedure {
                             OpenProbe p = new OpenProbe(n);
                             p.path = path;
                             p.hasCopy = true;
+                            p.store = resp.store(); // the fence expects it: a wipe in between refuses
                             p.epoch = st.stat().epoch();
                             p.owner = st.stat().owner() == null ? "" : st.stat().owner();
                             p.size = st.stat().size();
@@ -192,7 +193,9 @@ final class OpenProcedure {
             p.recordRead = false;
             p.record = null;
             p.wire = r.wireEpoch();
-            NodeRequest open = NodeRequest.open(r.core.nextToken(), p.node, p.path, r.name, true, p.wire, r.owner);
+            // The store the probe saw, if it saw a copy: a node wiped since refuses (STORE_CHANGED),
+            // stays unfenced, and the open tries again rather than fencing an emptied store.
+            NodeRequest open = NodeRequest.open(r.core.nextToken(), p.node, p.path, r.name, true, p.wire, r.owner, p.store);
             int round = fenceRounds;
             r.core.send(open, resp -> {
                 if (step != 2 || round != fenceRounds) {

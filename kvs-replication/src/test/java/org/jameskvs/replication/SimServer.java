@@ -392,7 +392,7 @@ final class SimServer implements SimNode {
     }
 
     private NodeResponse open(long conn, NodeRequest r) {
-        if (r.expectedStore() != 0 && r.expectedStore() != store) {
+        if (r.expectedStore() != 0 && r.expectedStore() != storeId()) {
             return NodeResponse.of(r.token(), Status.STORE_CHANGED, 0, 0, "store changed");
         }
         SimQueue q = queues.get(r.queue());

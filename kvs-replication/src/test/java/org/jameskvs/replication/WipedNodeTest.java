@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * with its data directory deleted (a replaced disk, a wiped volume). Two nodes only, so the emptied
  * node itself must get the copy back: it is rebuilt from the other one and nothing acknowledged is
  * lost. Once after the node was declared down (default timings), once back so fast that the
- * heartbeat never missed it (only its transaction number tells the copy is empty).
+ * heartbeat never missed it (its store id tells: the handles' re-opens are refused STORE_CHANGED).
  */
 class WipedNodeTest extends ClusterRigTest<ProcessCluster> {
     private static final String Q = "spool.wiped";
@@ -54,30 +54,23 @@ class WipedNodeTest extends ClusterRigTest<ProcessCluster> {
         cluster.kill9("kvs1");
         cluster.wipe("kvs1");
         cluster.restart("kvs1");
-        // The adapter's connection to kvs1 comes back by itself and re-opens its write handle, which
-        // creates the queue, empty, on the wiped node: wait for that.
-        awaitQueueOn("kvs1");
-        System.out.println("kvs1 killed and restarted with an empty data directory; events since: "
-                + cluster.eventsMatching(mark, e -> true));
+        // The adapter's connections to kvs1 come back by themselves; their handles' re-opens name
+        // kvs1's old store and are refused (STORE_CHANGED): nothing is created on the wiped node.
+        // The next request tells the writer: refused STORE_CHANGED on such a handle (kvs1 lost its
+        // disk), or, if it goes before the re-connection, lost with the connection (kvs1 isolated,
+        // then found empty). Either way kvs1 is rebuilt in full and no reader sees it empty.
+        assertThat(cluster.opener.awaitConnected(2, EVENT_WAIT)).as("the adapter back on kvs1").isTrue();
         PutLedger.Check early = ledger.check("back empty, before any write, reader", Q, ClusterRig.readAll(q));
         PutLoad live = new PutLoad(ledger, Map.of(Q, q), "live-", 16, 1024, 1_000_000);
         awaitRebuildOf(mark, "kvs1");
+        System.out.println("kvs1 killed and restarted with an empty data directory; events since: "
+                + cluster.eventsMatching(mark, e -> true));
         assertThat(cluster.eventsMatching(mark, e -> e.startsWith(Q + ": rebuild of kvs1 done")))
                 .as("rebuilt in full").noneMatch(e -> e.contains("caught up"));
         live.awaitAcknowledged(live.acknowledged() + 100, EVENT_WAIT);
         live.finish(EVENT_WAIT);
         checkBothCopies(q, "back empty before it was missed");
         assertThat(early.lost()).as("acknowledged puts a reader could not see while kvs1 was back empty").isZero();
-    }
-
-    private void awaitQueueOn(String node) throws InterruptedException {
-        long deadline = System.nanoTime() + EVENT_WAIT.toNanos();
-        while (!cluster.hasQueue(node, Q)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(Q + " not on " + node + " again within " + EVENT_WAIT.toMillis() + " ms");
-            }
-            Thread.sleep(50);
-        }
     }
 
     private KvsQueue start(UnaryOperator<ReplicationConfig> tune) throws Exception {
