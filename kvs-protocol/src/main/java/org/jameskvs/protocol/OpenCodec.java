@@ -9,7 +9,9 @@ import io.netty.buffer.ByteBuf;
  * <p>The expected store is optional (absent or 0: any store): a client that opened the queue before
  * names the store that answered then, and a server whose store is another one (it lost its disk)
  * refuses with {@link Status#STORE_CHANGED} before it creates or fences anything. So a writer coming
- * back to a node never fences, on an emptied store, the queue a newer owner rebuilt there.
+ * back to a node never fences, on an emptied store, the queue a newer owner rebuilt there. Servers
+ * before this field ignore it (they read up to the owner): the check needs upgraded servers. A field
+ * cut short (1 to 7 bytes) is a malformed payload.
  * <p>The instance is the request reader; {@link Answer} reads the OK answer.
  */
 public final class OpenCodec {

@@ -257,6 +257,14 @@ class OpcodeGoldenTest {
                 .isEqualTo(hex(b -> Requests.open(b, 1, "q", OpenMode.WRITE, 2, 0, 0, "o")));
         assertThat(new OpenCodec().wrap(requestPayload(hex(b -> Requests.open(b, 1, "q", OpenMode.WRITE, 2, 0, 0, "o")),
                 Opcode.OPEN, 1, 0, 0)).expectedStore()).as("absent: any store").isZero();
+
+        ByteBuf cut = Unpooled.buffer();
+        Wire.writeString(cut, "q");
+        cut.writeByte(OpenMode.WRITE.code());
+        cut.writeLong(2).writeLong(0).writeLong(0);
+        Wire.writeString(cut, "o");
+        cut.writeBytes(new byte[3]); // an expected store cut short
+        assertThatThrownBy(() -> new OpenCodec().wrap(cut)).isInstanceOf(MalformedPayloadException.class);
     }
 
     @Test

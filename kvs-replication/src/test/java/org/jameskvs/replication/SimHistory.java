@@ -65,6 +65,12 @@ final class SimHistory {
     /** Completed opens: {writerIndex, epoch, time}. */
     final List<long[]> opensDone = new ArrayList<>();
     final List<String> violations = new ArrayList<>();
+    /**
+     * Epochs lost with a disk: {epoch floor, time}. On two nodes, the node holding the whole copy went
+     * down when the newest epoch was the floor; every ownership above it that began before the time
+     * fenced only the other node, whose disk was lost at that time ({@link SimRun}).
+     */
+    final List<long[]> lostEpochs = new ArrayList<>();
 
     SimHistory(String queue) {
         this.queue = queue;
@@ -119,19 +125,18 @@ final class SimHistory {
     }
 
     /**
-     * One writer: no two writers own the queue at once where both acknowledge. A mutation acknowledged
-     * to one writer, issued after another writer completed a takeover at a higher epoch, is a split
-     * brain if that takeover's ownership acknowledged anything (the two ownerships overlap, each with
-     * acknowledged writes). A takeover that acknowledged nothing at its epoch is not a second writer:
-     * on two nodes, a takeover made while one node was down fenced only the other, and when that node
+     * One writer: a mutation acknowledged to one writer, issued after another writer completed a
+     * takeover at a higher epoch, is a split brain. With one exception: a takeover whose epoch went
+     * with a disk ({@link #lostEpochs}) and that acknowledged nothing at it is no second writer. On
+     * two nodes, a takeover made while one node was down fenced only the other, and when that node
      * then loses its disk the epoch goes with it; an open that hears only the node that was down takes
      * a lower epoch, which is the only one that can acknowledge from then on (the lost takeover's only
      * copy went with the disk; it reclaims and finds the new owner's lease). Ownerships are the opens
      * the run made and the reclaims a writer made by itself (seen by the epochs of its mutations).
      *
      * @param writerNames the writers' names, by the index {@link #opensDone} gives them
-     * @return each lower epoch that acknowledged after a higher takeover that acknowledged nothing,
-     *     with that takeover's epoch (so a run can count how often it met the case)
+     * @return each lower epoch that acknowledged after a higher takeover lost with a disk that
+     *     acknowledged nothing, with that takeover's epoch (so a run can count how often it met the case)
      */
     List<String> checkOneWriter(List<String> writerNames) {
         Set<String> belowSilentTakeover = new LinkedHashSet<>();
@@ -159,12 +164,14 @@ final class SimHistory {
                 if (writerNames.get((int) t[0]).equals(op.writer) || t[1] <= op.epoch || t[2] >= op.issuedAt) {
                     continue;
                 }
-                if (!ackedEpochs.contains(t[1])) {
+                long[] takeover = t;
+                boolean lost = lostEpochs.stream().anyMatch(w -> takeover[1] > w[0] && takeover[2] <= w[1]);
+                if (lost && !ackedEpochs.contains(t[1])) {
                     belowSilentTakeover.add(op.epoch + " below " + t[1]);
                 } else {
                     violations.add("split brain: " + op.writer + " got an ack at epoch " + op.epoch + " for " + op.kind + " "
                             + op.id + " issued at " + op.issuedAt / MS + " ms, after writer " + t[0] + " took over at epoch "
-                            + t[1] + " at " + t[2] / MS + " ms and acknowledged writes at that epoch");
+                            + t[1] + " at " + t[2] / MS + " ms" + (lost ? " and acknowledged writes at that epoch" : ""));
                 }
             }
         }

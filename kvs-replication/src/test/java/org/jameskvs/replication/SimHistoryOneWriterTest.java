@@ -9,8 +9,9 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The simulation's one-writer check ({@link SimHistory#checkOneWriter}) on hand-made histories: it
- * flags two overlapping ownerships that both acknowledged, and only those.
+ * The simulation's one-writer check ({@link SimHistory#checkOneWriter}) on hand-made histories: an
+ * acknowledgement at a lower epoch after another writer's higher takeover is a split brain, unless
+ * that takeover's epoch went with a disk and it acknowledged nothing.
  */
 class SimHistoryOneWriterTest {
     private static final long MS = SimCluster.MS;
@@ -46,15 +47,26 @@ class SimHistoryOneWriterTest {
     }
 
     @Test
-    void aTakeoverThatNeverAcknowledgedAtItsEpochIsNoSecondWriter() {
+    void aTakeoverLostWithADiskThatNeverAcknowledgedIsNoSecondWriter() {
         // The lost takeover of a wiped disk: its writer issued, but nothing was acknowledged.
         history.opensDone.add(new long[]{1, HIGH, 100 * MS});
+        history.lostEpochs.add(new long[]{LOW - 1, 120 * MS}); // the wipe, after the takeover
         issue("james2", HIGH, 150, false);
         issue("james1", LOW, 200, true);
 
-        history.checkOneWriter(WRITERS);
-
+        assertThat(history.checkOneWriter(WRITERS)).containsExactly(LOW + " below " + HIGH);
         assertThat(history.violations).isEmpty();
+    }
+
+    @Test
+    void aTakeoverThatAcknowledgedNothingButWasNotLostIsASecondWriter() {
+        history.opensDone.add(new long[]{1, HIGH, 100 * MS});
+        history.lostEpochs.add(new long[]{LOW - 1, 90 * MS}); // a wipe before that takeover
+        issue("james2", HIGH, 150, false);
+        issue("james1", LOW, 200, true);
+
+        assertThat(history.checkOneWriter(WRITERS)).isEmpty();
+        assertThat(history.violations).singleElement().asString().startsWith("split brain: james1");
     }
 
     @Test

@@ -278,6 +278,7 @@ final class SimRun {
                     boolean afterTakeover = newestEpoch() != downSyncedEpoch;
                     if (afterTakeover) {
                         wipedAfterTakeover = n;
+                        history.lostEpochs.add(new long[]{downSyncedEpoch, c.world.now});
                     }
                     note("the only copy's node " + n + " loses its disk while " + downSynced + " is down"
                             + (afterTakeover ? ", after a takeover that fenced it alone" : ""));
