@@ -32,12 +32,8 @@ class LostTakeoverEpochTest extends ClusterRigTest<ProcessCluster> {
 
     @Test
     void aTakeoverEpochLostWithADiskIsFencedByTheNextOwner() throws Exception {
-        cluster = new ProcessCluster(dir, 2, c -> c);
-        KvsQueue a = cluster.openWriter(Q, "james-a");
+        KvsQueue a = startWithABacklog();
         long recordEpoch = ((ReplicatedQueue) a).epoch(); // of the newest record kvs2 will hold
-        new PutLoad(ledger, Map.of(Q, a), "before-", 16, 1024, 500).awaitOutcomes(WAIT);
-        assertThat(ledger.failures()).isEmpty();
-        assertThat(ledger.acknowledged(Q)).isEqualTo(500);
 
         // James B reaches each node through its own freezable path.
         List<FreezableProxy> bPaths = new ArrayList<>();
@@ -51,12 +47,7 @@ class LostTakeoverEpochTest extends ClusterRigTest<ProcessCluster> {
         List<String> bEvents = new java.util.concurrent.CopyOnWriteArrayList<>();
         b.listen(bEvents::add);
         try {
-            assertThat(b.awaitConnected(2, WAIT)).as("B connected to both nodes").isTrue();
-            int mark = cluster.events.size();
-            cluster.kill9("kvs2");
-            cluster.awaitEvent(mark, e -> e.startsWith(Q + ": isolate kvs2"), WAIT, "kvs2 isolated by A");
-
-            KvsQueue bq = awaitOpen(() -> b.takeOver(Q, OpenOptions.writer("james-b", 1)).join(), "B's takeover with kvs2 down");
+            KvsQueue bq = takeOverWithKvs2Down(b, 1);
             long lostEpoch = ((ReplicatedQueue) bq).epoch();
             System.out.println("B took the queue over at epoch " + lostEpoch + " (fenced kvs1 only)");
             a.close(); // A's James stops (fenced by B); restarted below. Left open, its reclaims would
@@ -126,20 +117,12 @@ class LostTakeoverEpochTest extends ClusterRigTest<ProcessCluster> {
      */
     @Test
     void anOpenThatCannotSeeTheLostEpochIsStillTheOnlyWriterThatAcknowledges() throws Exception {
-        cluster = new ProcessCluster(dir, 2, c -> c);
-        KvsQueue a = cluster.openWriter(Q, "james-a");
-        new PutLoad(ledger, Map.of(Q, a), "before-", 16, 1024, 500).awaitOutcomes(WAIT);
-        assertThat(ledger.acknowledged(Q)).isEqualTo(500);
-
+        KvsQueue a = startWithABacklog();
         ReplicatedQueueOpener b = ReplicatedQueueOpener.start(cluster.config);
         List<String> bEvents = new java.util.concurrent.CopyOnWriteArrayList<>();
         b.listen(bEvents::add);
         try {
-            assertThat(b.awaitConnected(2, WAIT)).as("B connected to both nodes").isTrue();
-            int mark = cluster.events.size();
-            cluster.kill9("kvs2");
-            cluster.awaitEvent(mark, e -> e.startsWith(Q + ": isolate kvs2"), WAIT, "kvs2 isolated by A");
-            KvsQueue bq = awaitOpen(() -> b.takeOver(Q, OpenOptions.writer("james-b", 1000)).join(), "B's takeover with kvs2 down");
+            KvsQueue bq = takeOverWithKvs2Down(b, 1000);
             long lostEpoch = ((ReplicatedQueue) bq).epoch();
             a.close();
 
@@ -194,6 +177,25 @@ class LostTakeoverEpochTest extends ClusterRigTest<ProcessCluster> {
         } finally {
             b.close();
         }
+    }
+
+    /** Two server processes; James A owns the queue on both and has 500 puts acknowledged. */
+    private KvsQueue startWithABacklog() throws Exception {
+        cluster = new ProcessCluster(dir, 2, c -> c);
+        KvsQueue a = cluster.openWriter(Q, "james-a");
+        new PutLoad(ledger, Map.of(Q, a), "before-", 16, 1024, 500).awaitOutcomes(WAIT);
+        assertThat(ledger.failures()).isEmpty();
+        assertThat(ledger.acknowledged(Q)).isEqualTo(500);
+        return a;
+    }
+
+    /** kvs2 killed and isolated by A; then James B takes the queue over, fencing kvs1 only, at counter {@code counter} or above. */
+    private KvsQueue takeOverWithKvs2Down(ReplicatedQueueOpener b, long counter) throws InterruptedException {
+        assertThat(b.awaitConnected(2, WAIT)).as("B connected to both nodes").isTrue();
+        int mark = cluster.events.size();
+        cluster.kill9("kvs2");
+        cluster.awaitEvent(mark, e -> e.startsWith(Q + ": isolate kvs2"), WAIT, "kvs2 isolated by A");
+        return awaitOpen(() -> b.takeOver(Q, OpenOptions.writer("james-b", counter)).join(), "B's takeover with kvs2 down");
     }
 
     private static KvsQueue awaitOpen(java.util.function.Supplier<OpenResult> open, String what) throws InterruptedException {
