@@ -109,7 +109,7 @@ public final class KvsClientConfig {
                 + ", maxInFlight=" + maxInFlight + ", maxPending=" + maxPending
                 + ", requestTimeout=" + requestTimeout + ", connectTimeout=" + connectTimeout
                 + ", backoff=" + reconnectBackoffInitial + ".." + reconnectBackoffMax
-                + ", maxFrameBytes=" + maxFrameBytes + "}";
+                + ", maxFrameBytes=" + maxFrameBytes + ", reopenOnSameStoreOnly=" + reopenOnSameStoreOnly + "}";
     }
 
     public static final class Builder {

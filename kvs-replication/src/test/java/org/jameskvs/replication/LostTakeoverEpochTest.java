@@ -92,12 +92,7 @@ class LostTakeoverEpochTest extends ClusterRigTest<ProcessCluster> {
 
             new PutLoad(ledger, Map.of(Q, a2), "after-", 16, 1024, 200).awaitOutcomes(WAIT);
             assertThat(ledger.failures()).as("A's puts after taking the queue back").isEmpty();
-            List<String> copies = cluster.awaitTwoSyncCopies(Q, WAIT);
-            for (String node : copies) {
-                PutLedger.Check c = ledger.check("copy on " + node, Q, cluster.readCopy(node, Q));
-                assertThat(c.acknowledged()).isEqualTo(700);
-                assertThat(c.lost()).as("acknowledged puts missing on " + node).isZero();
-            }
+            assertBothCopiesHoldThe700();
             assertThat(ledger.check("reader", Q, ClusterRig.readAll(a2)).lost()).isZero();
         } finally {
             b.close();
@@ -166,16 +161,20 @@ class LostTakeoverEpochTest extends ClusterRigTest<ProcessCluster> {
             }
             new PutLoad(ledger, Map.of(Q, a2), "after-", 16, 1024, 200).awaitOutcomes(WAIT);
             assertThat(ledger.failures()).as("A's puts after B stopped").isEmpty();
-            List<String> copies = cluster.awaitTwoSyncCopies(Q, WAIT);
-            for (String node : copies) {
-                PutLedger.Check c = ledger.check("copy on " + node, Q, cluster.readCopy(node, Q));
-                assertThat(c.acknowledged()).isEqualTo(700);
-                assertThat(c.lost()).as("acknowledged puts missing on " + node).isZero();
-            }
+            assertBothCopiesHoldThe700();
             assertThat(cluster.eventsMatching(aSeen, e -> e.startsWith(Q) && e.contains(": fenced: ")))
                     .as("A, the only writer that can acknowledge, never fenced").isEmpty();
         } finally {
             b.close();
+        }
+    }
+
+    /** Two in-sync copies again, each with every one of the 700 acknowledged puts. */
+    private void assertBothCopiesHoldThe700() throws InterruptedException {
+        for (String node : cluster.awaitTwoSyncCopies(Q, WAIT)) {
+            PutLedger.Check c = ledger.check("copy on " + node, Q, cluster.readCopy(node, Q));
+            assertThat(c.acknowledged()).isEqualTo(700);
+            assertThat(c.lost()).as("acknowledged puts missing on " + node).isZero();
         }
     }
 
