@@ -9,8 +9,7 @@ package org.jameskvs.replication;
  *
  * @param epoch   OPEN only: the wire epoch
  * @param owner   OPEN only: the owner name stored with the queue
- * @param fromPosition READ: the first position; REBASE: the seq (and {@code readyBefore} the digest);
- *                 OPEN: the store expected to answer, 0 for any ({@link #expectedStore()})
+ * @param fromPosition READ: the first position; REBASE: the seq (and {@code readyBefore} the digest)
  * @param viaReadHandle use the handle of the latest OPEN_READ instead of the write handle (probing)
  * @param queueSeq PUT, PUT_REPLACING, DELETE, REPLACE, CLEAR: the queue seq the writer gave the
  *                 mutation (sent with it, see the protocol's sequenced mutations); 0: none
@@ -18,12 +17,23 @@ package org.jameskvs.replication;
  *                 source's message; 0: the server's); REBASE: the source's next position (0: none)
  * @param committed a sequenced mutation: the writer's commit point sent with it (flag 0x0008, see
  *                 {@link CommitPoint}); -1: none
+ * @param expectedStore OPEN only: the store expected to answer, 0 for any; a node whose store is
+ *                 another (it lost its disk) refuses, STORE_CHANGED
  */
 public record NodeRequest(long token, String node, NodePath path, String queue, NodeOp op,
                           byte[] id, int priority, long notBefore, byte[] state, byte[] body,
                           long fromPosition, int maxCount, int maxBytes, long readyBefore,
                           long epoch, String owner, boolean viaReadHandle, long queueSeq, long position,
-                          long committed) {
+                          long committed, long expectedStore) {
+
+    public NodeRequest(long token, String node, NodePath path, String queue, NodeOp op,
+                       byte[] id, int priority, long notBefore, byte[] state, byte[] body,
+                       long fromPosition, int maxCount, int maxBytes, long readyBefore,
+                       long epoch, String owner, boolean viaReadHandle, long queueSeq, long position,
+                       long committed) {
+        this(token, node, path, queue, op, id, priority, notBefore, state, body, fromPosition, maxCount, maxBytes,
+                readyBefore, epoch, owner, viaReadHandle, queueSeq, position, committed, 0);
+    }
 
     public NodeRequest(long token, String node, NodePath path, String queue, NodeOp op,
                        byte[] id, int priority, long notBefore, byte[] state, byte[] body,
@@ -68,12 +78,7 @@ public record NodeRequest(long token, String node, NodePath path, String queue, 
     static NodeRequest open(long token, String node, NodePath path, String queue, boolean write, long epoch,
                             String owner, long expectedStore) {
         return new NodeRequest(token, node, path, queue, write ? NodeOp.OPEN_WRITE : NodeOp.OPEN_READ, null, 0, 0,
-                null, null, expectedStore, 0, 0, 0, epoch, owner, false);
-    }
-
-    /** OPEN: the store expected to answer, 0 for any. */
-    public long expectedStore() {
-        return op == NodeOp.OPEN_WRITE || op == NodeOp.OPEN_READ ? fromPosition : 0;
+                null, null, 0, 0, 0, 0, epoch, owner, false, 0, 0, -1, expectedStore);
     }
 
     @Override

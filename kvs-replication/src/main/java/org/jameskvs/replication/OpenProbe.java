@@ -16,6 +16,11 @@ final class OpenProbe {
     String owner = "";
     long size;
     boolean fenced;
+    /**
+     * The fence was refused STORE_CHANGED: the node lost the disk the probe saw. Its copy is gone
+     * for good, so an open does not wait for it as it waits for an in-sync copy that may answer.
+     */
+    boolean lostDiskAtFence;
     long fenceTxn;
     /** The fence OPEN's answer flags the copy DAMAGED (final: nobody else writes to it after the fence). */
     boolean damaged;

@@ -190,6 +190,7 @@ final class OpenProcedure {
                 p.path = r.core.health(p.node).bestPath();
             }
             p.fenced = false;
+            p.lostDiskAtFence = false;
             p.recordRead = false;
             p.record = null;
             p.wire = r.wireEpoch();
@@ -205,6 +206,10 @@ final class OpenProcedure {
                     step = -1;
                     r.failOpen(Status.STALE_EPOCH, "a newer epoch owns " + r.name + " on " + p.node);
                     return;
+                }
+                if (resp.status() == Status.STORE_CHANGED) {
+                    p.lostDiskAtFence = true;
+                    r.event(p.node + " lost its disk since the probe; not fenced (" + resp.reason() + ")");
                 }
                 if (resp.isOk()) {
                     p.fenced = true;
@@ -366,7 +371,7 @@ final class OpenProcedure {
         if (candidates.size() == 1) {
             for (MembershipRecord.Entry e : rec.members()) {
                 OpenProbe other = probes.get(e.node());
-                boolean answered = other != null && other.fenced;
+                boolean answered = other != null && (other.fenced || other.lostDiskAtFence);
                 if (e.sync() == SyncState.SYNC && !e.node().equals(candidates.get(0).node) && !answered
                         && r.core.health(e.node()).up()) {
                     r.failOpen(Status.TIMEOUT, "waiting for the in-sync copy on " + e.node()

@@ -167,6 +167,53 @@ class ReplicationScenarioTest extends RealNodeSimulation {
         assertThat(rr.messages()).extracting(m -> new String(m.id())).containsExactly("x1", "x3");
     }
 
+    /**
+     * A takeover's probe saw both copies; one of them loses its disk before the fence reaches it.
+     * The fence names the store the probe saw, so the emptied node refuses it (STORE_CHANGED)
+     * instead of taking the new epoch on an empty queue; the open does not wait for that copy (it
+     * is gone, not late) and goes on at once with the one that kept the mail. Every acknowledged put
+     * is read back, and two copies hold them again.
+     */
+    @Test
+    void aNodeWipedBetweenTheProbeAndTheFenceRefusesTheFence() {
+        SimCluster c = cluster(11);
+        SimCluster.Writer a = openFirst(c);
+        for (int i = 0; i < 20; i++) {
+            assertThat(c.put(a, "w" + i, "b").isOk()).isTrue();
+        }
+        List<String> copies = a.replica.syncNodes();
+        String wiped = copies.get(0);
+        SimCluster.Writer b = c.writers.get(1);
+        List<NodeRequest> wipedAtFence = new ArrayList<>();
+        c.world.beforeSendOnce = r -> {
+            if (r.op() == NodeOp.OPEN_WRITE && r.owner().equals(b.owner) && r.node().equals(wiped)
+                    && r.expectedStore() != 0) {
+                c.world.crash(wiped);
+                c.world.restart(wiped, false);
+                wipedAtFence.add(r);
+                return true;
+            }
+            return false;
+        };
+        c.world.trace = new ArrayList<>();
+        OpenResult r = c.await(b.open(Q, true), 20_000);
+        assertThat(wipedAtFence).as("the fence reached the node only after its wipe").hasSize(1);
+        assertThat(r.isOk()).as(r.reason() + "\n" + c.tail()).isTrue();
+        assertThat(c.log).as("the open knows the copy is gone, not to be waited for")
+                .anyMatch(e -> e.contains(b.client) && e.contains(wiped + " lost its disk since the probe"));
+        assertThat(c.world.trace).as("the emptied node refused the fence")
+                .anyMatch(t -> t.contains(">" + wiped + "/") && t.contains("OPEN_WRITE") && t.contains("-> STORE_CHANGED"));
+        assertThat(c.put(a, "stale", "b").isOk()).as("the old owner is fenced").isFalse();
+        List<String> got = new ArrayList<>();
+        c.await(b.core.read(b.replica, 0, 100, 1 << 20, 0), 5000).messages().forEach(m -> got.add(new String(m.id())));
+        assertThat(got).as("every acknowledged put, in order").hasSize(20).startsWith("w0").endsWith("w19");
+        c.run(10_000);
+        assertThat(b.replica.syncNodes()).as("two copies again").hasSize(2);
+        for (String n : b.replica.syncNodes()) {
+            assertThat(liveOn(c, n)).as("live mail on " + n).isEqualTo(20);
+        }
+    }
+
     @Test
     void restartedOwnerReclaimsWithAHigherEpochAndReadsInBlocks() {
         SimCluster c = cluster(5);

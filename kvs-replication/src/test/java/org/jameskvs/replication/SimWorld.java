@@ -54,6 +54,12 @@ final class SimWorld {
      * taking its seq leaves the same gap for the ones behind it (tests of SEQ_GAP).
      */
     java.util.function.Predicate<NodeRequest> dropOnce;
+    /**
+     * When set, shown each request about to be sent (before anything else happens to it) until it
+     * answers true, then cleared: a test changes the world at an exact step with it (a node wiped
+     * between an open's probe and its fence).
+     */
+    java.util.function.Predicate<NodeRequest> beforeSendOnce;
     /** The requests {@link #dropOnce} lost. */
     final List<NodeRequest> droppedRequests = new ArrayList<>();
 
@@ -171,6 +177,9 @@ final class SimWorld {
     }
 
     private void send(String client, NodeRequest r) {
+        if (beforeSendOnce != null && beforeSendOnce.test(r)) {
+            beforeSendOnce = null;
+        }
         Link l = link(client, r.node(), r.path());
         if (crashed.get(r.node())) {
             answer(l, NodeResponse.failed(r.token(), Status.CONNECTION_LOST, "connection refused"), l.conn, true);

@@ -447,6 +447,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         long epoch = r.epoch();
         String owner = r.owner();
         if (r.expectedStore() != 0 && r.expectedStore() != server.store.storeId()) {
+            errorReason = "expected store " + Long.toHexString(r.expectedStore()) + ", this server's store is "
+                    + Long.toHexString(server.store.storeId()) + " (it lost its disk): nothing opened, created or fenced";
             return Status.STORE_CHANGED;
         }
         QueueState q = server.store.queue(name);

@@ -2,6 +2,7 @@ package org.jameskvs.server.net;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import org.jameskvs.protocol.ErrorResponse;
 import org.jameskvs.protocol.Frames;
 import org.jameskvs.protocol.OpenMode;
 import org.jameskvs.protocol.Requests;
@@ -57,6 +58,10 @@ class EmbeddedServerTest {
         call(a, out -> Requests.auth(out, 1, EmbeddedServer.USER, EmbeddedServer.PASSWORD));
         assertThat(call(a, out -> Requests.open(out, 2, "fresh", OpenMode.WRITE, 9, 0, 0, "old", store + 1)))
                 .isEqualTo(Status.STORE_CHANGED);
+        assertThat(reason(a, out -> Requests.open(out, 2, "fresh", OpenMode.WRITE, 9, 0, 0, "old", store + 1)))
+                .as("the refusal names both stores")
+                .contains("expected store " + Long.toHexString(store + 1))
+                .contains("store is " + Long.toHexString(store));
         assertThat(server.store().queue("fresh")).as("nothing created").isNull();
 
         assertThat(call(a, out -> Requests.open(out, 3, "q", OpenMode.WRITE, 5, 0, 0, "new", store))).isEqualTo(Status.OK);
@@ -69,6 +74,20 @@ class EmbeddedServerTest {
         assertThat(call(a, out -> Requests.put(out, 4, 1, "m1".getBytes(), 0, 0, new byte[0], "body".getBytes())))
                 .as("the newer owner's handle still writes").isEqualTo(Status.OK);
         server.close();
+    }
+
+    /** The reason of an error answer. */
+    private static String reason(EmbeddedServer.Connection c, Consumer<ByteBuf> request) {
+        ByteBuf out = Unpooled.buffer();
+        request.accept(out);
+        ByteBuf answer = c.exchange(out);
+        try {
+            answer.readInt();
+            Status status = Frames.responseStatus(answer);
+            return ErrorResponse.readReason(Frames.skipResponseHeader(answer), status);
+        } finally {
+            answer.release();
+        }
     }
 
     private static Status call(EmbeddedServer.Connection c, Consumer<ByteBuf> request) {
