@@ -214,6 +214,51 @@ class ReplicationScenarioTest extends RealNodeSimulation {
         }
     }
 
+    /**
+     * A stale writer (taken over by B) restarts and reclaims while it reaches only a node that lost
+     * its disk, cut from the node with the queue. It hears one node of two: it cannot tell a new
+     * queue from one whose copies are elsewhere, so its open fails (TIMEOUT, "try again") and
+     * acknowledges nothing. Once the cut heals it finds B's queue (QUEUE_LOCKED); B never lost its
+     * ownership and every put B had acknowledged is on both copies again.
+     */
+    @Test
+    void aStaleWritersReclaimHearingOnlyAWipedNodeTakesNothing() {
+        SimCluster c = new SimCluster(12, 2, 2, pool.forQueue(Q));
+        c.run(100);
+        SimCluster.Writer a = openFirst(c);
+        for (int i = 0; i < 10; i++) {
+            assertThat(c.put(a, "a" + i, "b").isOk()).isTrue();
+        }
+        SimCluster.Writer b = c.writers.get(1);
+        OpenResult took = c.await(b.open(Q, true), 10_000);
+        assertThat(took.isOk()).as(took.reason()).isTrue();
+        for (int i = 0; i < 10; i++) {
+            assertThat(c.put(b, "b" + i, "b").isOk()).isTrue();
+        }
+        a.boot(); // A restarts and forgets it was taken over
+        c.run(50); // its heartbeats set up its links
+        c.world.cutClient(a.client, "kvs2", null, true);
+        c.world.cutClient(b.client, "kvs1", null, true); // B does not rebuild kvs1 meanwhile
+        c.world.crash("kvs1");
+        c.world.restart("kvs1", false);
+        OpenResult stale = c.await(a.open(Q, false), 10_000);
+        assertThat(stale.status()).as(stale.reason() + "\n" + c.tail()).isEqualTo(Status.TIMEOUT);
+        assertThat(stale.reason()).contains("no record of " + Q + " on 1 of 2 nodes");
+        assertThat(a.replica).as("A holds no replica").isNull();
+
+        c.world.cutClient(a.client, "kvs2", null, false);
+        c.world.cutClient(b.client, "kvs1", null, false);
+        c.run(10_000);
+        OpenResult later = c.await(a.open(Q, false), 10_000);
+        assertThat(later.status()).as(later.reason() + "\n" + c.tail()).isEqualTo(Status.QUEUE_LOCKED);
+        assertThat(b.replica.isFenced()).as("B still owns the queue").isFalse();
+        assertThat(c.put(b, "b-after", "b").isOk()).as(c.tail()).isTrue();
+        assertThat(b.replica.syncNodes()).containsExactlyInAnyOrder("kvs1", "kvs2");
+        for (String n : List.of("kvs1", "kvs2")) {
+            assertThat(liveOn(c, n)).as("live mail on " + n).isEqualTo(21);
+        }
+    }
+
     @Test
     void restartedOwnerReclaimsWithAHigherEpochAndReadsInBlocks() {
         SimCluster c = cluster(5);
