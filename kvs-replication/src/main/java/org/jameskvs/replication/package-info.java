@@ -294,7 +294,10 @@
  * lost one; the writer of the lost epoch had its only copy on the wiped disk and acknowledges
  * nothing more, and its OPEN on that node, back, names the store it knew ({@code Member.store}): the
  * node refuses it ({@code STORE_CHANGED}) instead of taking the higher epoch on its new store and
- * fencing the new owner there (seed 37736; {@code LostTakeoverEpochTest}). The
+ * fencing the new owner there (seed 37736; {@code LostTakeoverEpochTest}). An open's fence names
+ * the store its probe saw ({@code OpenProbe.store}); a node wiped in between refuses it
+ * ({@code OpenProbe.lostDiskAtFence}) and is not waited for as an in-sync copy that may still
+ * answer: its copy is gone. The
  * simulation does not inject a second data loss before a wiped copy is rebuilt; other faults while
  * it is not rebuilt it does, and on two nodes the wipe of the only copy while the other node is
  * down with a whole copy, takeovers since that node went down included.</li>
