@@ -15,6 +15,7 @@ import java.time.Duration;
 
 import org.jameskvs.client.Ack;
 import org.jameskvs.client.KvsQueue;
+import org.jameskvs.client.LogCapture;
 import org.jameskvs.protocol.Status;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -4,6 +4,7 @@ import org.jameskvs.client.Ack;
 import org.jameskvs.client.KvsClient;
 import org.jameskvs.client.KvsClientConfig;
 import org.jameskvs.client.KvsQueue;
+import org.jameskvs.client.LogCapture;
 import org.jameskvs.client.OpenOptions;
 import org.jameskvs.client.QueueStat;
 import org.jameskvs.protocol.Status;

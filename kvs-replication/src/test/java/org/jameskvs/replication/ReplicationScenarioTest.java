@@ -42,6 +42,13 @@ class ReplicationScenarioTest extends RealNodeSimulation {
         return w;
     }
 
+    /** {@code n} puts ({@code prefix} + i), each acknowledged. */
+    private static void putAcknowledged(SimCluster c, SimCluster.Writer w, String prefix, int n) {
+        for (int i = 0; i < n; i++) {
+            assertThat(c.put(w, prefix + i, "b").isOk()).as(prefix + i).isTrue();
+        }
+    }
+
     private static SimNode.QueueView queueOn(SimCluster c, String node) {
         return c.world.servers.get(node).view(Q);
     }
@@ -111,9 +118,7 @@ class ReplicationScenarioTest extends RealNodeSimulation {
     void crashedNodeIsReplacedAndRebuiltWhileWritesContinue() {
         SimCluster c = cluster(3);
         SimCluster.Writer w = openFirst(c);
-        for (int i = 0; i < 50; i++) {
-            assertThat(c.put(w, "old" + i, "b").isOk()).isTrue();
-        }
+        putAcknowledged(c, w, "old", 50);
         List<String> before = w.replica.syncNodes();
         String victim = before.get(1);
         c.world.crash(victim);
@@ -178,11 +183,8 @@ class ReplicationScenarioTest extends RealNodeSimulation {
     void aNodeWipedBetweenTheProbeAndTheFenceRefusesTheFence() {
         SimCluster c = cluster(11);
         SimCluster.Writer a = openFirst(c);
-        for (int i = 0; i < 20; i++) {
-            assertThat(c.put(a, "w" + i, "b").isOk()).isTrue();
-        }
-        List<String> copies = a.replica.syncNodes();
-        String wiped = copies.get(0);
+        putAcknowledged(c, a, "w", 20);
+        String wiped = a.replica.syncNodes().get(0);
         SimCluster.Writer b = c.writers.get(1);
         List<NodeRequest> wipedAtFence = new ArrayList<>();
         c.world.beforeSendOnce = r -> {
@@ -226,15 +228,11 @@ class ReplicationScenarioTest extends RealNodeSimulation {
         SimCluster c = new SimCluster(12, 2, 2, pool.forQueue(Q));
         c.run(100);
         SimCluster.Writer a = openFirst(c);
-        for (int i = 0; i < 10; i++) {
-            assertThat(c.put(a, "a" + i, "b").isOk()).isTrue();
-        }
+        putAcknowledged(c, a, "a", 10);
         SimCluster.Writer b = c.writers.get(1);
         OpenResult took = c.await(b.open(Q, true), 10_000);
         assertThat(took.isOk()).as(took.reason()).isTrue();
-        for (int i = 0; i < 10; i++) {
-            assertThat(c.put(b, "b" + i, "b").isOk()).isTrue();
-        }
+        putAcknowledged(c, b, "b", 10);
         a.boot(); // A restarts and forgets it was taken over
         c.run(50); // its heartbeats set up its links
         c.world.cutClient(a.client, "kvs2", null, true);
@@ -263,9 +261,7 @@ class ReplicationScenarioTest extends RealNodeSimulation {
     void restartedOwnerReclaimsWithAHigherEpochAndReadsInBlocks() {
         SimCluster c = cluster(5);
         SimCluster.Writer a = openFirst(c);
-        for (int i = 0; i < 30; i++) {
-            assertThat(c.put(a, "r" + i, "b").isOk()).isTrue();
-        }
+        putAcknowledged(c, a, "r", 30);
         long epoch = a.replica.epochCounter();
         a.boot(); // the James process restarts and forgets everything
         c.run(100);
@@ -308,9 +304,7 @@ class ReplicationScenarioTest extends RealNodeSimulation {
     void clearDuringRebuildLeavesNothingBehind() {
         SimCluster c = cluster(7);
         SimCluster.Writer w = openFirst(c);
-        for (int i = 0; i < 100; i++) {
-            assertThat(c.put(w, "c" + i, "b").isOk()).isTrue();
-        }
+        putAcknowledged(c, w, "c", 100);
         String victim = w.replica.syncNodes().get(0);
         c.world.crash(victim);
         c.run(2500);
@@ -372,9 +366,7 @@ class ReplicationScenarioTest extends RealNodeSimulation {
     void aPutAnsweredByACopyThatLostItsDataStillGetsAnOutcome() {
         SimCluster c = modelCluster(9);
         SimCluster.Writer w = openFirst(c);
-        for (int i = 0; i < 20; i++) {
-            assertThat(c.put(w, "m" + i, "b").isOk()).isTrue();
-        }
+        putAcknowledged(c, w, "m", 20);
         emptiedBehindOpenHandles(c, w.replica.syncNodes().get(1));
         // The emptied copy's answer (a transaction number far too low) isolates it; the put waited
         // for that copy's answer forever (the adapter's backstop ended it: TIMEOUT, stored anyway).
@@ -391,9 +383,7 @@ class ReplicationScenarioTest extends RealNodeSimulation {
     void aReadFromACopyThatLostItsDataIsServedByTheOtherCopy() {
         SimCluster c = modelCluster(10);
         SimCluster.Writer w = openFirst(c);
-        for (int i = 0; i < 20; i++) {
-            assertThat(c.put(w, "m" + i, "b").isOk()).isTrue();
-        }
+        putAcknowledged(c, w, "m", 20);
         ReadResult before = c.await(w.core.read(w.replica, 0, 100, 1 << 20, 0), 5_000);
         String serving = w.replica.readCopyNode();
         emptiedBehindOpenHandles(c, serving);

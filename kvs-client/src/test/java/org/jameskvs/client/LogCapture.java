@@ -1,4 +1,4 @@
-package org.jameskvs.replication;
+package org.jameskvs.client;
 
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -12,13 +12,14 @@ import java.util.function.Predicate;
  * The log lines written while it is open, for a test that must see a line logged (the tests' SLF4J
  * binding, slf4j-simple, writes to {@code System.err} as it is at each write): {@code System.err}
  * is replaced by a tee that still prints everything and keeps a copy. Tests of this module run one
- * after the other in one JVM, so one capture at a time.
+ * after the other in one JVM, so one capture at a time. Shared with other modules' tests (this
+ * module's test-jar).
  */
-final class LogCapture implements AutoCloseable {
+public final class LogCapture implements AutoCloseable {
     private final PrintStream original = System.err;
     private final ByteArrayOutputStream copy = new ByteArrayOutputStream();
 
-    LogCapture() {
+    public LogCapture() {
         OutputStream tee = new OutputStream() {
             @Override
             public void write(int b) {
@@ -45,7 +46,7 @@ final class LogCapture implements AutoCloseable {
     }
 
     /** Every complete line captured so far. */
-    List<String> lines() {
+    public List<String> lines() {
         String all;
         synchronized (copy) {
             all = copy.toString(StandardCharsets.UTF_8);
@@ -56,12 +57,12 @@ final class LogCapture implements AutoCloseable {
     }
 
     /** The captured lines that match. */
-    List<String> lines(Predicate<String> what) {
+    public List<String> lines(Predicate<String> what) {
         return lines().stream().filter(what).toList();
     }
 
     /** Waits (bounded by {@code maxMillis}, else fails) for a captured line that matches; returns it. */
-    String await(Predicate<String> what, long maxMillis, String description) throws InterruptedException {
+    public String await(Predicate<String> what, long maxMillis, String description) throws InterruptedException {
         long deadline = System.nanoTime() + maxMillis * 1_000_000;
         while (true) {
             List<String> found = lines(what);
