@@ -54,7 +54,7 @@ final class Answers {
         }
         m.sentSeq = serverLast;
         m.seq = serverLast;
-        q.positionsDiverged(m);
+        q.readCopy.diverged(m);
         q.paths.flushBacklog(m);
     }
 
@@ -403,7 +403,7 @@ final class Answers {
     void completeAgreed(ReplicaOp op, Status st) {
         Member rm = null;
         for (Member m : op.answers.keySet()) {
-            if (rm == null || m == q.readCopy) {
+            if (rm == null || m == q.readCopy.current()) {
                 rm = m;
             }
         }

@@ -107,7 +107,7 @@ final class CatchUp {
             q.digestsApart = false;
             return;
         }
-        Member target = b == q.readCopy ? a : b;
+        Member target = b == q.readCopy.current() ? a : b;
         Member source = target == a ? b : a;
         ReplicaOp op = new ReplicaOp(NodeOp.ALIGN, ReplicaOp.Purpose.ALIGN, q.core.clock.nanoTime());
         op.fromPosition = target.seq;

@@ -142,7 +142,7 @@ final class MemberPaths {
                     // Its seqs are not ours (someone else wrote, or it lost some): what waits is
                     // numbered anew from its last one, never taken for a repeat of a foreign seq.
                     m.backlog.forEach(x -> x.seq = 0);
-                    q.positionsDiverged(m);
+                    q.readCopy.diverged(m);
                 }
                 rebaseSeq(m, r.lastSeq());
                 q.catchUp.known(m, r.lastSeq(), r.digest());

@@ -64,7 +64,8 @@ import java.util.concurrent.CompletableFuture;
  * mutations, lease renewal, undos), {@link RecordAndRebuild} (the membership record, a rebuild's start
  * and end), {@link CatchUp} (a copy that comes back: caught up by its suffix, or rebuilt in full),
  * {@link Sending} (a request onto a member's wire, with its seq) and {@link NodeEvents} (the
- * heartbeat's verdicts on a node). The management table's rows: {@link ManagementTable#rowsOf}.
+ * heartbeat's verdicts on a node); one part keeps state of its own, {@link ReadCopy} (the copy
+ * serving reads and its position space). The management table's rows: {@link ManagementTable#rowsOf}.
  * <h2>Commit point (the writer's reads)</h2>
  * READ and GET never show a message whose PUT is not acknowledged (in flight: READ stops before
  * it) or failed (left out for good): {@link UncommittedPuts}. A failed PUT that may be on a copy is
@@ -117,12 +118,8 @@ public final class QueueReplica {
     long renewals;
     long lastRenewAt;
     Rebuild rebuild;
-    /**
-     * The copy that serves reads: a member object, not a node name. A copy isolated and later rebuilt
-     * on the same node (or found again by a reclaim) is a new member: its positions are new too.
-     */
-    Member readCopy;
-    private int readCopyChanges;
+    /** The copy that serves reads, and its position space. */
+    final ReadCopy readCopy = new ReadCopy();
     String lastEvent = "";
     /**
      * While a reclaim keeps failing (it is retried on every tick): the last failure said, when, and
@@ -191,7 +188,7 @@ public final class QueueReplica {
     }
 
     public int readCopyChanges() {
-        return readCopyChanges;
+        return readCopy.changes();
     }
 
     /** Nodes currently holding a SYNC copy (reachable or not). */
@@ -229,10 +226,7 @@ public final class QueueReplica {
         members.addAll(initial);
         catchUp.forget(); // a log is this writer's view of copies it saw leave: not carried over an open
         staleCopies.forgetAll(); // the copies were found again by their records
-        if (readCopy != null) {
-            readCopyChanges++; // a reclaim: the copies are found again, positions may refer to another one
-        }
-        readCopy = initial.get(0);
+        readCopy.opened(initial.get(0));
         if (uncommitted.undosPending() > 0) {
             // A reclaim: the copies hold failed PUTs still to undo, at seqs not known here. Their
             // commit point is unknown until the undos are through (see CommitPoint.advance).
@@ -355,46 +349,14 @@ public final class QueueReplica {
             answers.failRead(op, phase == Phase.FENCED ? Status.STALE_EPOCH : Status.BAD_HANDLE, "queue not usable");
             return;
         }
-        Member m = readMember();
+        Member m = readCopy.choose(members);
         if (m == null) {
             answers.failRead(op, Status.TIMEOUT, "no in-sync copy reachable");
             return;
         }
-        op.positionSpace = readCopyChanges;
+        op.positionSpace = readCopy.changes();
         op.await(m);
         sending.sendTo(m, op, false);
-    }
-
-    private Member readMember() {
-        Member chosen = null;
-        for (Member m : members) {
-            if (m.sync == SyncState.SYNC && !m.lost) {
-                if (m == readCopy) {
-                    return m;
-                }
-                if (chosen == null) {
-                    chosen = m;
-                }
-            }
-        }
-        if (chosen != null) {
-            // A PUT's position is its seq on both sequenced copies: a cursor stays valid across the
-            // switch unless one of them numbers its own way (unsequenced, or diverged).
-            boolean same = readCopy != null && readCopy.sharesPositions() && chosen.sharesPositions();
-            readCopy = chosen;
-            if (!same) {
-                readCopyChanges++;
-            }
-        }
-        return chosen;
-    }
-
-    /** The copy's seqs (its positions) stopped being the other's: a reader reading it, or switching to it, rescans. */
-    void positionsDiverged(Member m) {
-        m.positionsDiverged = true;
-        if (m == readCopy) {
-            readCopyChanges++;
-        }
     }
 
     List<Member> writeMembers() {
@@ -537,7 +499,7 @@ public final class QueueReplica {
 
     /** For tests: the node of the copy serving reads (null before the first open). */
     String readCopyNode() {
-        return readCopy == null ? null : readCopy.node;
+        return readCopy.current() == null ? null : readCopy.current().node;
     }
 
     /** For tests: every member's bookkeeping. */
