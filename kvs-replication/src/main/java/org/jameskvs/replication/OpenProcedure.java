@@ -58,6 +58,8 @@ final class OpenProcedure {
     private final Map<String, OpenProbe> probes = new LinkedHashMap<>();
     /** The probe found no trace of an earlier open of the queue (see {@link HeardNodes#looksNeverOpened}). */
     private boolean freshProbe;
+    /** The highest wire epoch of this process's own earlier failed creations the probe found (-1: none): {@link #afterProbe}. */
+    private long ownTraceWire = -1;
     /**
      * Fences sent so far: 1, or 2 once this open fenced again above the epochs a lost disk took with
      * it ({@link HeardNodes#lostDiskSince}). An answer counts only for its own round.
@@ -149,20 +151,34 @@ final class OpenProcedure {
             return;
         }
         List<OpenProbe> copies = probes.values().stream().filter(p -> p.hasCopy).toList();
+        java.util.Set<Long> ownTraces = r.core.freshFences.getOrDefault(r.name, java.util.Set.of());
         long maxEpoch = -1;
+        long ownTraceEpoch = -1;
+        ownTraceWire = -1;
         for (OpenProbe p : copies) {
             if (!force && !p.owner.isEmpty() && !p.owner.equals(r.owner)) {
                 r.failOpen(Status.QUEUE_LOCKED, "owned by " + p.owner + " on " + p.node
                         + " (take it over explicitly, or after its lease expired)");
                 return;
             }
-            maxEpoch = Math.max(maxEpoch, Epochs.counter(Epochs.fencingOf(p.epoch)));
+            long counter = Epochs.counter(Epochs.fencingOf(p.epoch));
+            if (p.size == 0 && ownTraces.contains(Epochs.fencingOf(p.epoch))) {
+                // The empty queue an earlier attempt of this process left when it failed to create
+                // the queue: fenced again at its own epoch, not above it. Were each retry to climb,
+                // a writer that was taken over and retries while it hears only a node that lost
+                // its disk would push that node's epoch past the new owner's, whose rebuild of its
+                // copy there would then be refused and fence it: no writer at all.
+                ownTraceEpoch = Math.max(ownTraceEpoch, counter);
+                ownTraceWire = Math.max(ownTraceWire, p.epoch);
+                continue;
+            }
+            maxEpoch = Math.max(maxEpoch, counter);
         }
         // The writer's epoch counter, one above anything seen; the process id in the low bits
         // keeps two writers that chose the same counter (a restarted owner and its paused former
         // self) strictly ordered, so neither can overtake the other by bumping its generation.
         freshProbe = HeardNodes.looksNeverOpened(r, probes.values());
-        fenceAt(Math.max(options.epoch(), maxEpoch + 1));
+        fenceAt(Math.max(Math.max(options.epoch(), maxEpoch + 1), ownTraceEpoch));
     }
 
     /** Step 2: OPEN write at this counter's epoch on every node the probe heard. */
@@ -173,6 +189,10 @@ final class OpenProcedure {
         }
         epoch = Epochs.fencing(counter, r.core.processId);
         r.newFencingEpoch(epoch);
+        if (ownTraceWire >= 0 && Epochs.fencingOf(ownTraceWire) == epoch) {
+            // fencing an own trace again: its OPEN carried a generation of this epoch already
+            r.skipGenerationsTo(ownTraceWire & Epochs.MAX_GEN);
+        }
         fenceRounds++;
         if (freshProbe) {
             r.core.freshFences.computeIfAbsent(r.name, k -> new java.util.HashSet<>()).add(epoch);

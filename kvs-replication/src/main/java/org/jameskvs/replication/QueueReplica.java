@@ -297,6 +297,11 @@ public final class QueueReplica {
         generationsUsedUp = false;
     }
 
+    /** The next OPEN's generation comes after {@code used} (an earlier attempt's OPENs at this fencing epoch). */
+    void skipGenerationsTo(long used) {
+        gen = Math.max(gen, used);
+    }
+
     /** For tests: as if this many OPENs had been sent at the current fencing epoch. */
     void generationsUsedForTest(long used) {
         gen = used;

@@ -96,7 +96,10 @@
  * LOSS)</td><td>as {@code MemberPaths.markNg} on the only SYNC copy</td></tr>
  * <tr><td>any member</td><td>OPEN answered from another store than the copy's, or refused
  * {@code STORE_CHANGED} (the OPEN names the copy's store once known, so a node that lost its disk
- * takes neither the epoch nor the queue): the node lost its disk ({@code MemberPaths.lostDisk})</td><td>NG (isolated), also when it was the only SYNC copy (event
+ * takes neither the epoch nor the queue), or any other request answered {@code STORE_CHANGED} (its
+ * handle's automatic re-open after a reconnect was refused: the replication's connections re-open
+ * only on the store that first answered them; {@code Answers.onAnswer}): the node lost its disk
+ * ({@code MemberPaths.lostDisk})</td><td>NG (isolated), also when it was the only SYNC copy (event
  * "lost its disk ... the queue waits")</td><td>never re-based on the empty store; with no SYNC copy left the next tick
  * reclaims, and the open waits for the other copy's node</td></tr>
  * <tr><td>any</td><td>reopen answer flags the copy DAMAGED</td><td>NG unless it is the only SYNC copy

@@ -239,10 +239,19 @@ class ReplicationScenarioTest extends RealNodeSimulation {
         c.world.cutClient(b.client, "kvs1", null, true); // B does not rebuild kvs1 meanwhile
         c.world.crash("kvs1");
         c.world.restart("kvs1", false);
-        OpenResult stale = c.await(a.open(Q, false), 10_000);
-        assertThat(stale.status()).as(stale.reason() + "\n" + c.tail()).isEqualTo(Status.TIMEOUT);
-        assertThat(stale.reason()).contains("no record of " + Q + " on 1 of 2 nodes");
-        assertThat(a.replica).as("A holds no replica").isNull();
+        // James retries an open that failed at its next enqueue or dequeue: each retry must leave the
+        // wiped node where the first left it, never climbing past B's epoch there (B would then be
+        // fenced by A's empty trace when it rebuilds that copy: no writer at all).
+        for (int attempt = 1; attempt <= 6; attempt++) {
+            OpenResult stale = c.await(a.open(Q, false), 10_000);
+            assertThat(stale.status()).as("attempt " + attempt + ": " + stale.reason() + "\n" + c.tail())
+                    .isEqualTo(Status.TIMEOUT);
+            assertThat(stale.reason()).contains("no record of " + Q + " on 1 of 2 nodes", "a new queue needs two reachable nodes");
+            assertThat(a.replica).as("A holds no replica").isNull();
+            c.run(200);
+        }
+        assertThat(Epochs.counter(Epochs.fencingOf(c.world.servers.get("kvs1").view(Q).epoch())))
+                .as("the epoch A's attempts left on the wiped node").isLessThan(b.replica.epochCounter());
 
         c.world.cutClient(a.client, "kvs2", null, false);
         c.world.cutClient(b.client, "kvs1", null, false);
