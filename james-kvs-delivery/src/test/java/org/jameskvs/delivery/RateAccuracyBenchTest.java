@@ -19,7 +19,10 @@ import org.junit.jupiter.api.Test;
  * {@code lanes.rate.seconds} (default 120) with a backlog always waiting; prints the delivered rate of
  * each 60 s window (by the target's arrival times). Tagged slow (2 minutes):
  * {@code mvn -o -pl james-kvs-delivery test -Dtest=RateAccuracyBenchTest -Dtest.excludedGroups=none}.
- * Asserts only that no window went faster than the rate allows (one interval of slack).
+ * Asserts the issue's band: every whole window within +-5 % of the rate. Not "never one mail more than
+ * the rate allows": the pacer spaces the starts of deliveries ({@link RatePacer}), the target counts
+ * arrivals, and a window anchored on a first arrival that took longer than later ones (its connection
+ * was new) holds a mail or two more than rate x 60 (3,003 of 3,000 in one run).
  */
 @Tag("slow")
 class RateAccuracyBenchTest {
@@ -44,14 +47,21 @@ class RateAccuracyBenchTest {
             arrivals.sort(Long::compare);
             long start = arrivals.get(0);
             StringBuilder report = new StringBuilder();
+            List<Long> counts = new ArrayList<>();
             for (long window = 0; (window + 1) * 60_000 <= arrivals.get(arrivals.size() - 1) - start; window++) {
                 long from = start + window * 60_000;
                 long count = arrivals.stream().filter(t -> t >= from && t < from + 60_000).count();
+                counts.add(count);
                 double rate = count / 60.0;
-                report.append(String.format("window %d: %.2f mails/s (%.1f %% of %d)%n", window, rate, 100 * rate / RATE, RATE));
-                assertThat(count).as("window %d", window).isLessThanOrEqualTo(RATE * 60L + 1);
+                report.append(String.format("window %d: %d mails, %.2f mails/s (%.1f %% of %d)%n", window, count, rate,
+                        100 * rate / RATE, RATE));
             }
             System.out.print("RateAccuracyBenchTest\n" + report);
+            assertThat(counts).as("whole 60 s windows").isNotEmpty();
+            for (int w = 0; w < counts.size(); w++) {
+                assertThat(counts.get(w)).as("window %d: mails delivered in 60 s at %d/s", w, RATE)
+                        .isBetween((long) Math.floor(RATE * 60 * 0.95), (long) Math.ceil(RATE * 60 * 1.05));
+            }
         }
     }
 }
