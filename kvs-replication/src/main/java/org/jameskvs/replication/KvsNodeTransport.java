@@ -101,19 +101,7 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
         List<PathClient> all = new ArrayList<>();
         for (ReplicationConfig.NodeSpec n : config.nodes()) {
             for (NodePath p : NodePath.values()) {
-                KvsClientConfig cc = KvsClientConfig.builder().host(n.host(p)).port(n.port(p))
-                        .credentials(config.user(), config.password())
-                        .tls(tls)
-                        // The state machine times requests out itself (and switches paths); the
-                        // client's own timeout is only a backstop.
-                        .requestTimeout(config.requestTimeout().multipliedBy(3))
-                        .connectTimeout(Duration.ofMillis(Math.max(500, config.heartbeatTimeout().toMillis())))
-                        .reconnectBackoff(Duration.ofMillis(100), Duration.ofMillis(1000))
-                        // A node that lost its disk must not get our handles (and their epochs) back
-                        // by itself: the state machine decides what its new store is (lostDisk).
-                        .reopenOnSameStoreOnly(true)
-                        .eventLoopGroup(coreLoop)
-                        .build();
+                KvsClientConfig cc = clientConfig(config, n, p, tls, coreLoop);
                 PathClient pc = new PathClient(n.name(), p, cc);
                 clients.computeIfAbsent(n.name(), k -> new PathClient[NodePath.values().length])[p.ordinal()] = pc;
                 all.add(pc);
@@ -127,6 +115,26 @@ final class KvsNodeTransport implements NodeTransport, AutoCloseable {
         for (PathClient pc : all) {
             connector.execute(pc::connectLoop);
         }
+    }
+
+    /** The client settings of one node path's connection (package-private: a test pins them). */
+    static KvsClientConfig clientConfig(ReplicationConfig config, ReplicationConfig.NodeSpec n, NodePath p, ClientTls tls,
+                                        io.netty.channel.EventLoopGroup coreLoop) {
+        return KvsClientConfig.builder().host(n.host(p)).port(n.port(p))
+                .credentials(config.user(), config.password())
+                .tls(tls)
+                // The state machine times requests out itself (and switches paths); the
+                // client's own timeout is only a backstop.
+                .requestTimeout(config.requestTimeout().multipliedBy(3))
+                .connectTimeout(Duration.ofMillis(Math.max(500, config.heartbeatTimeout().toMillis())))
+                .reconnectBackoff(Duration.ofMillis(100), Duration.ofMillis(1000))
+                // A node that lost its disk must not get our handles (and their epochs) back
+                // by itself: the state machine decides what its new store is (lostDisk). This
+                // matters for handles whose first OPEN named no store (a new queue's members, a
+                // rebuild target): the client then re-opens only on the store that answered it.
+                .reopenOnSameStoreOnly(true)
+                .eventLoopGroup(coreLoop)
+                .build();
     }
 
     private PathClient client(String node, NodePath p) {
