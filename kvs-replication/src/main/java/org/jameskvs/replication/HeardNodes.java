@@ -109,26 +109,51 @@ final class HeardNodes {
      */
     static boolean newQueueWithNodeDown(QueueReplica r, List<OpenProbe> fenced, long heard, int groupSize,
                                         boolean freshProbe) {
-        List<String> unheard = new ArrayList<>();
-        for (String n : r.core.placement.group()) {
-            if (fenced.stream().noneMatch(p -> p.node.equals(n))) {
-                unheard.add(n);
-            }
-        }
-        List<String> unheardUp = unheard.stream().filter(n -> r.core.health(n).up()).toList();
-        boolean empty = fenced.stream().allMatch(p -> p.size == 0);
-        if (!empty || !freshProbe || fenced.size() < 2 || !unheardUp.isEmpty()) {
-            r.failOpen(Status.TIMEOUT, "no record of " + r.name + " on " + heard + " of " + groupSize + " nodes; "
-                    + (!empty ? "a copy without a record is found only when every node answers"
-                    : !freshProbe ? "an earlier open left the queue on a node heard: its copies may be on "
-                            + String.join(", ", unheard) + " and a node heard that lost its data; waiting for every node"
-                    : fenced.size() < 2 ? "a new queue needs two reachable nodes"
-                    : "waiting for " + String.join(", ", unheard) + " (up, but did not answer)"));
+        String why = whyNotNew(r, fenced, freshProbe);
+        if (why != null) {
+            r.failOpen(Status.TIMEOUT, "no record of " + r.name + " on " + heard + " of " + groupSize + " nodes; " + why);
             return false;
         }
+        List<String> unheard = unheard(r, fenced);
         r.event("new queue with " + String.join(", ", unheard) + " down: created on two reachable nodes");
         r.untraced.addAll(unheard);
         return true;
+    }
+
+    /**
+     * The rule of {@link #newQueueWithNodeDown} without its effects: why the nodes {@code heard}
+     * (fewer than the group, none with a record) cannot tell that the queue is new; null when they can.
+     * {@link OpenProcedure} asks it right after the probe too, where every queue heard is empty: an
+     * open that can only fail then fails before it fences anything (see there).
+     */
+    static String whyNotNew(QueueReplica r, Collection<OpenProbe> heard, boolean freshProbe) {
+        List<String> unheard = unheard(r, heard);
+        List<String> unheardUp = unheard.stream().filter(n -> r.core.health(n).up()).toList();
+        boolean empty = heard.stream().allMatch(p -> p.size == 0);
+        if (!empty) {
+            return "a copy without a record is found only when every node answers";
+        }
+        if (!freshProbe) {
+            return "an earlier open left the queue on a node heard: its copies may be on "
+                    + String.join(", ", unheard) + " and a node heard that lost its data; waiting for every node";
+        }
+        if (heard.size() < 2) {
+            return "a new queue needs two reachable nodes";
+        }
+        if (!unheardUp.isEmpty()) {
+            return "waiting for " + String.join(", ", unheard) + " (up, but did not answer)";
+        }
+        return null;
+    }
+
+    private static List<String> unheard(QueueReplica r, Collection<OpenProbe> heard) {
+        List<String> unheard = new ArrayList<>();
+        for (String n : r.core.placement.group()) {
+            if (heard.stream().noneMatch(p -> p.node.equals(n))) {
+                unheard.add(n);
+            }
+        }
+        return unheard;
     }
 
     /**

@@ -178,6 +178,20 @@ final class OpenProcedure {
         // keeps two writers that chose the same counter (a restarted owner and its paused former
         // self) strictly ordered, so neither can overtake the other by bumping its generation.
         freshProbe = HeardNodes.looksNeverOpened(r, probes.values());
+        if (probes.size() < groupSize && probes.values().stream().allMatch(p -> p.size == 0)) {
+            // No record on the nodes heard (each queue there is empty) and not every node heard:
+            // what the records step would conclude (HeardNodes.newQueueWithNodeDown) is known now.
+            // An open that can only fail fails before it fences: its fence would leave a trace at
+            // its epoch on each node heard, one epoch higher at each retry (James retries at every
+            // enqueue), and on a node that lost its disk that could pass the epoch of the queue's
+            // real owner, whose rebuild of its copy there would then be refused and fence it.
+            String why = HeardNodes.whyNotNew(r, probes.values(), freshProbe);
+            if (why != null) {
+                r.failOpen(Status.TIMEOUT, "no record of " + r.name + " on " + probes.size() + " of " + groupSize
+                        + " nodes; " + why);
+                return;
+            }
+        }
         fenceAt(Math.max(Math.max(options.epoch(), maxEpoch + 1), ownTraceEpoch));
     }
 

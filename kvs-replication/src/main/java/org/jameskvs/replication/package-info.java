@@ -273,7 +273,11 @@
  * copies are found later wherever they are (every open and reader probes the whole group and follows
  * the newest record). A queue is never taken for new while a node heard holds a trace of an earlier
  * open (the empty queue every open leaves on every node it fences; a writer that created a queue
- * with a node down leaves it there when the node comes back). Left: a queue created with a node
+ * with a node down leaves it there when the node comes back). An open that this rule will refuse
+ * (no record heard, not every node heard) fails right after its probe, before it fences: retried,
+ * its fences would leave a trace one epoch higher each time, which on a node that lost its disk
+ * could pass the real owner's epoch and get that owner fenced when it rebuilds its copy there
+ * ({@code HeardNodes.whyNotNew}; {@code ReplicationScenarioTest}). Left: a queue created with a node
  * down that came back after its writer closed, later one copy's node down and the other wiped while
  * that node is heard:
  * it is created again, and the open that later sees both creations raises an ALARM naming the copy
