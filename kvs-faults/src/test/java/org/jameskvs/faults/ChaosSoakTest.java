@@ -1,178 +1,38 @@
 package org.jameskvs.faults;
 
-import org.jameskvs.client.KvsQueue;
-import org.jameskvs.replication.ReplicatedQueueOpener;
-import org.jameskvs.replication.ReplicationConfig;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.SplittableRandom;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Faults in a row on real processes, while one writer puts and deletes without pause: three KVS
- * server processes, the queue first on kvs1+kvs2, and a nemesis that, round after round, picks a
- * node of the three and a fault for it. The single-fault scenarios ({@link ProcessFaultsTest}) each
- * start from a healthy cluster; here a fault may come while the previous one is still being
- * repaired (a copy half rebuilt, a node just back, its successor still catching up), which is where
- * compound defects hide. The deterministic simulation covers such orders with a model network; this
- * test runs the real transport, real timers and real processes.
- *
- * <p>Faults ({@link Kind}): kill -9 and restart on the same disk; SIGSTOP then SIGCONT; SIGSTOP, then
- * kill -9 of the frozen process and restart; kill -9 and restart with an empty disk. One node is
- * faulty at a time (each round ends with the node running again), so every fault but the wipe only
- * delays: a killed node's journal is in the page cache and comes back with it. A wipe destroys a
- * copy, so it comes only once the writer's table shows two SYNC copies and no rebuild (waited for,
- * bounded): then a whole copy is left elsewhere.
- *
- * <p>Each round: wait until {@code before} more puts are acknowledged (the writer makes progress
- * again after the previous round: failing this wait is a finding, not bad luck), inject the fault,
- * hold it 50 ms to 3 s (below and beyond the heartbeat timeout of 600 ms: from a blip nobody notices
- * to an isolation and a rebuild under way), heal. The fault's length is an input of the scenario,
- * never part of what is asserted: a fault on the only whole copy stops acknowledgements until it
- * ends, so progress could not be its trigger.
- *
- * <p>Asserted at the end, after a last round of progress and a new owner's reclaim
- * ({@link FaultCluster#verify}): every acknowledged put not deleted is on both SYNC copies and read
- * back through the new owner, no acknowledged delete came back, no message is there twice. The
- * seed ({@code -Dfaults.chaosSeed}) is printed first; it fixes the rounds' victims, kinds, counts
- * and hold times, not the machine's timing, so a rerun with it replays the same faults in the same
- * order, not necessarily the same interleaving.
+ * {@link ChaosSoak} with process faults on three KVS server processes on 127.0.0.1, the queue first
+ * on kvs1+kvs2: kill -9 and restart on the same disk; SIGSTOP then SIGCONT; SIGSTOP, then kill -9 of
+ * the frozen process and restart; kill -9 and restart with an empty disk (only with two copies in
+ * sync). Network faults in a row: {@link NetworkChaosSoakTest}.
  */
 class ChaosSoakTest {
     /** Rounds in CI; the slow variant runs {@link #SLOW_ROUNDS}. */
     static final int ROUNDS = Integer.getInteger("faults.chaosRounds", 16);
     static final int SLOW_ROUNDS = Integer.getInteger("faults.chaosSlowRounds", 80);
-    /**
-     * The writer's pace, puts per second: steady through faults and repairs alike (a writer at full
-     * speed would spend any count before the first repair ended), well below what two copies take.
-     */
-    static final int PUTS_PER_SECOND = Integer.getInteger("faults.chaosPutsPerSecond", 1500);
-    /** Bound of each wait for progress or for a healed table. */
-    static final Duration WAIT = Duration.ofSeconds(90);
-
-    enum Kind { KILL, PAUSE, PAUSE_THEN_KILL, WIPE }
 
     @TempDir
     Path dir;
 
     @Test
     void faultsInARowLoseNothingAcknowledged() throws Exception {
-        soak("chaos", ROUNDS);
+        try (FaultCluster c = FaultCluster.local(dir, 3, Map.of()).start()) {
+            ChaosSoak.run("chaos", c, ChaosSoak.PROCESS_FAULTS, ROUNDS);
+        }
     }
 
     @Tag("slow")
     @Test
     void manyFaultsInARowLoseNothingAcknowledged() throws Exception {
-        soak("chaos-long", SLOW_ROUNDS);
-    }
-
-    private void soak(String name, int rounds) throws Exception {
-        long seed = Long.getLong("faults.chaosSeed", System.currentTimeMillis());
-        System.out.println("[" + name + "] seed " + seed + " (rerun the same faults: -Dfaults.chaosSeed=" + seed + ")");
-        SplittableRandom random = new SplittableRandom(seed);
         try (FaultCluster c = FaultCluster.local(dir, 3, Map.of()).start()) {
-            String queue = "spool." + name;
-            ReplicationConfig config = c.config(queue);
-            Ledger ledger = new Ledger();
-            ReplicatedQueueOpener opener = ReplicatedQueueOpener.start(config);
-            ExecutorService loader = Executors.newSingleThreadExecutor();
-            AtomicBoolean enough = new AtomicBoolean();
-            Map<Kind, Integer> done = new EnumMap<>(Kind.class);
-            try {
-                KvsQueue q = FaultCluster.openWhenConnected(opener, queue, Scenarios.OWNER, 1, Duration.ofSeconds(20))
-                        .queue();
-                long loadMillis = (rounds + 2) * 2 * WAIT.toMillis();
-                long loadStart = System.nanoTime();
-                Future<Integer> load = loader.submit(() -> LoadLoop.run(q, name, Integer.MAX_VALUE, loadMillis, 5, 32,
-                        ledger, enough::get, () -> ledger.attempted.size()
-                                > (System.nanoTime() - loadStart) / 1_000_000 * PUTS_PER_SECOND / 1000));
-                for (int round = 1; round <= rounds; round++) {
-                    NodeProcess victim = c.nodes.get(random.nextInt(c.nodes.size()));
-                    Kind kind = Kind.values()[random.nextInt(Kind.values().length)];
-                    int before = 200 + random.nextInt(800);
-                    long holdMillis = 50 + random.nextInt(3000);
-                    awaitAcks(name, round, "puts acknowledged before the fault", ledger, before, load);
-                    if (kind == Kind.WIPE) {
-                        assertThat(FaultCluster.awaitHealed(opener, queue, WAIT))
-                                .as("[%s] round %d: two SYNC copies before wiping %s\n%s", name, round, victim.name,
-                                        opener.managementTable().format()).isTrue();
-                    }
-                    int ackedAtFault = ledger.acked.size();
-                    inject(kind, victim);
-                    Thread.sleep(holdMillis);
-                    int ackedInFault = ledger.acked.size() - ackedAtFault;
-                    heal(kind, victim);
-                    done.merge(kind, 1, Integer::sum);
-                    System.out.println("[" + name + "] round " + round + ": " + kind + " " + victim.name + " for "
-                            + holdMillis + " ms, " + ackedInFault + " puts acknowledged meanwhile; " + ledger);
-                }
-                awaitAcks(name, rounds + 1, "puts acknowledged after the last heal", ledger, 1000, load);
-                enough.set(true);
-                load.get(120, TimeUnit.SECONDS);
-                System.out.println("[" + name + "] load done: " + ledger);
-                Map<String, String> notes = new LinkedHashMap<>();
-                notes.put("seed", Long.toString(seed));
-                notes.put("rounds", Integer.toString(rounds));
-                done.forEach((k, v) -> notes.put(k.name().toLowerCase(), Integer.toString(v)));
-                notes.put("failures", ledger.failures.toString().replace(" ", ""));
-                FaultCluster.Outcome o = c.verify(name, config, queue, ledger, opener, Scenarios.OWNER, 2, -1, notes);
-                opener = null;
-                Scenarios.assertSafe(o);
-                assertThat(o.acknowledged()).as("puts acknowledged over the soak").isGreaterThanOrEqualTo(
-                        rounds * 200 + 1000);
-            } finally {
-                enough.set(true);
-                loader.shutdown();
-                if (!loader.awaitTermination(120, TimeUnit.SECONDS)) {
-                    loader.shutdownNow();
-                }
-                if (opener != null) {
-                    opener.close();
-                }
-            }
-        }
-    }
-
-    /** Waits until {@code n} more puts are acknowledged than now; fails past {@link #WAIT} or when the load ended. */
-    private static void awaitAcks(String name, int round, String event, Ledger ledger, int n, Future<?> load)
-            throws InterruptedException {
-        int target = ledger.acked.size() + n;
-        Scenarios.await(name + " round " + round, n + " " + event, load,
-                System.nanoTime() + WAIT.toNanos(), () -> ledger.acked.size() >= target, ledger);
-    }
-
-    private static void inject(Kind kind, NodeProcess victim) throws Exception {
-        switch (kind) {
-            case KILL, WIPE -> victim.kill9();
-            case PAUSE, PAUSE_THEN_KILL -> victim.pause();
-        }
-    }
-
-    private static void heal(Kind kind, NodeProcess victim) throws Exception {
-        switch (kind) {
-            case KILL -> victim.start();
-            case PAUSE -> victim.resume();
-            case PAUSE_THEN_KILL -> {
-                victim.kill9();
-                victim.start();
-            }
-            case WIPE -> {
-                ProcessFaultsTest.deleteTree(victim.dataDir);
-                victim.start();
-            }
+            ChaosSoak.run("chaos-long", c, ChaosSoak.PROCESS_FAULTS, SLOW_ROUNDS);
         }
     }
 }
