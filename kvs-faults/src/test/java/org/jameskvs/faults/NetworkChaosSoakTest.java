@@ -1,10 +1,8 @@
 package org.jameskvs.faults;
 
-import org.jameskvs.testkit.ExternalTool;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -23,28 +21,11 @@ class NetworkChaosSoakTest {
     static final int ROUNDS = Integer.getInteger("faults.netChaosRounds", 12);
     static final int SLOW_ROUNDS = Integer.getInteger("faults.netChaosSlowRounds", 60);
 
-    private static String unavailable;
-    private static NetLab lab;
+    @RegisterExtension
+    static final NamespacesExtension NAMESPACES = new NamespacesExtension(3);
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void createNamespaces() throws Exception {
-        unavailable = NetLab.unavailableReason();
-        if (unavailable == null) {
-            lab = NetLab.create(3);
-        } else {
-            System.out.println("network namespaces unavailable: " + unavailable);
-        }
-    }
-
-    @AfterAll
-    static void removeNamespaces() throws Exception {
-        if (lab != null) {
-            lab.close();
-        }
-    }
 
     @Test
     void networkAndProcessFaultsInARowLoseNothingAcknowledged() throws Exception {
@@ -58,7 +39,7 @@ class NetworkChaosSoakTest {
     }
 
     private void soak(String name, int rounds) throws Exception {
-        ExternalTool.assumeAvailable(unavailable == null, "network namespaces unavailable: " + unavailable);
+        NetLab lab = NAMESPACES.lab();
         List<NodeProcess> nodes = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
             lab.link(i, "a", true);

@@ -1,10 +1,8 @@
 package org.jameskvs.faults;
 
-import org.jameskvs.testkit.ExternalTool;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -30,34 +28,18 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (no added delay) and the lossy link random drops with iptables' {@code statistic} match.
  */
 class NetworkFaultsTest {
-    private static String unavailable;
-    private static NetLab lab;
-    private static boolean netem;
+    @RegisterExtension
+    static final NamespacesExtension NAMESPACES = new NamespacesExtension(3);
+    private NetLab lab;
+    private boolean netem;
 
     @TempDir
     Path dir;
 
-    @BeforeAll
-    static void createNamespaces() throws Exception {
-        unavailable = NetLab.unavailableReason();
-        if (unavailable == null) {
-            netem = NetLab.hasNetem();
-            lab = NetLab.create(3);
-        } else {
-            System.out.println("network namespaces unavailable: " + unavailable);
-        }
-    }
-
-    @AfterAll
-    static void removeNamespaces() throws Exception {
-        if (lab != null) {
-            lab.close();
-        }
-    }
-
     @BeforeEach
     void needNamespaces() throws Exception {
-        ExternalTool.assumeAvailable(unavailable == null, "network namespaces unavailable: " + unavailable);
+        lab = NAMESPACES.lab();
+        netem = NAMESPACES.netem();
         for (int i = 1; i <= 3; i++) { // a previous scenario's faults are gone
             lab.link(i, "a", true);
             lab.link(i, "b", true);
