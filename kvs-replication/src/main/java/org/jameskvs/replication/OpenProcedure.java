@@ -163,11 +163,10 @@ final class OpenProcedure {
             }
             long counter = Epochs.counter(Epochs.fencingOf(p.epoch));
             if (p.size == 0 && ownTraces.contains(Epochs.fencingOf(p.epoch))) {
-                // The empty queue an earlier attempt of this process left when it failed to create
-                // the queue: fenced again at its own epoch, not above it. Were each retry to climb,
-                // a writer that was taken over and retries while it hears only a node that lost
-                // its disk would push that node's epoch past the new owner's, whose rebuild of its
-                // copy there would then be refused and fence it: no writer at all.
+                // The empty queue an earlier attempt of this process left when it fenced and then
+                // failed to create the queue (a node that answered the probe but not the fence, say):
+                // fenced again at its own epoch, not above it, so that retries do not climb (see
+                // the check below for why a climbing trace can fence a queue's real owner).
                 ownTraceEpoch = Math.max(ownTraceEpoch, counter);
                 ownTraceWire = Math.max(ownTraceWire, p.epoch);
                 continue;
