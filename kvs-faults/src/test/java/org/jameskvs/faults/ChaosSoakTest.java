@@ -15,7 +15,7 @@ import java.util.Map;
  */
 class ChaosSoakTest {
     /** Rounds in CI; the slow variant runs {@link #SLOW_ROUNDS}. */
-    static final int ROUNDS = Integer.getInteger("faults.chaosRounds", 16);
+    static final int ROUNDS = Integer.getInteger("faults.chaosRounds", 10);
     static final int SLOW_ROUNDS = Integer.getInteger("faults.chaosSlowRounds", 80);
 
     @TempDir

@@ -18,7 +18,7 @@ import java.util.List;
  * namespaces it is SKIPPED (assumption), never passed; under {@code bin/test} a missing tool fails.
  */
 class NetworkChaosSoakTest {
-    static final int ROUNDS = Integer.getInteger("faults.netChaosRounds", 12);
+    static final int ROUNDS = Integer.getInteger("faults.netChaosRounds", 8);
     static final int SLOW_ROUNDS = Integer.getInteger("faults.netChaosSlowRounds", 60);
 
     @RegisterExtension

@@ -14,7 +14,8 @@ import org.jameskvs.testkit.KvsServerProcess;
  * One KVS server node of the suite: the test kit's {@link KvsServerProcess} ({@code java -jar
  * kvs-server.jar}, the way bin/kvs-server starts it) with the suite's child JVM flags and open-files
  * limit, serving its Prometheus metrics so tests can read {@code kvs_connections}. After
- * {@link #kill9()} or {@link #stop()}, {@link #startAgain()} brings back the same node with its journal.
+ * {@link #kill9()} or {@link #stop()}, {@link #startAgain()} brings back the same node with its journal;
+ * {@link #pause()} and {@link #resume()} freeze and thaw it.
  */
 final class KvsNode implements AutoCloseable {
     static final String PASSWORD = "it-secret";
@@ -58,6 +59,16 @@ final class KvsNode implements AutoCloseable {
     /** SIGKILL: no shutdown hook, no graceful close; the journal stays as the kernel has it. */
     void kill9() throws InterruptedException {
         process.kill9();
+    }
+
+    /** SIGSTOP: the process freezes; its sockets stay open. */
+    void pause() throws IOException, InterruptedException {
+        process.pause();
+    }
+
+    /** SIGCONT. */
+    void resume() throws IOException, InterruptedException {
+        process.resume();
     }
 
     /** SIGTERM (graceful stop), SIGKILL after 30 s. */
