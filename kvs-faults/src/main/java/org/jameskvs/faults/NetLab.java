@@ -152,6 +152,16 @@ public final class NetLab implements AutoCloseable {
         run("ip", "netns", "exec", ns(i), "iptables", "-F");
     }
 
+    /** Every node's links up, unshaped and lossless: what a scenario starts from, whatever the one before it left. */
+    public void clearFaults() throws IOException, InterruptedException {
+        for (int i = 1; i <= nodes; i++) {
+            link(i, "a", true);
+            link(i, "b", true);
+            unshape(i);
+            lossless(i);
+        }
+    }
+
     /** Removes every namespace, bridge and veth this class creates (idempotent; errors ignored). */
     public static void cleanup() throws IOException, InterruptedException {
         Result list = run("ip", "netns", "list");

@@ -40,11 +40,9 @@ class NetworkChaosSoakTest {
 
     private void soak(String name, int rounds) throws Exception {
         NetLab lab = NAMESPACES.lab();
+        lab.clearFaults();
         List<NodeProcess> nodes = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
-            lab.link(i, "a", true);
-            lab.link(i, "b", true);
-            lab.lossless(i);
             nodes.add(lab.node("kvs" + i, dir.resolve("kvs" + i), i, 7400));
         }
         List<ChaosSoak.Fault> faults = new ArrayList<>(List.of(

@@ -40,12 +40,7 @@ class NetworkFaultsTest {
     void needNamespaces() throws Exception {
         lab = NAMESPACES.lab();
         netem = NAMESPACES.netem();
-        for (int i = 1; i <= 3; i++) { // a previous scenario's faults are gone
-            lab.link(i, "a", true);
-            lab.link(i, "b", true);
-            lab.unshape(i);
-            lab.lossless(i);
-        }
+        lab.clearFaults(); // a previous scenario's faults are gone
     }
 
     private FaultCluster cluster() throws Exception {

@@ -28,6 +28,30 @@ class JamesChaosIT {
     /** Bound of each wait for mail to be accepted again. */
     private static final Duration WAIT = Duration.ofSeconds(120);
 
+    /** The faults, in the order the seed picks them. */
+    private enum Fault {
+        KILL, PAUSE, PAUSE_THEN_KILL;
+
+        void inject(KvsNode node) throws Exception {
+            if (this == KILL) {
+                node.kill9();
+            } else {
+                node.pause();
+            }
+        }
+
+        void heal(KvsNode node) throws Exception {
+            switch (this) {
+                case KILL -> node.startAgain();
+                case PAUSE -> node.resume();
+                case PAUSE_THEN_KILL -> {
+                    node.kill9();
+                    node.startAgain();
+                }
+            }
+        }
+    }
+
     @Test
     void faultsInARowBehindJamesLoseNoAcceptedMail() throws Exception {
         long seed = Long.getLong("it.chaosSeed", System.currentTimeMillis());
@@ -41,33 +65,18 @@ class JamesChaosIT {
             try {
                 for (int round = 1; round <= ROUNDS; round++) {
                     KvsNode victim = cluster.nodes.get(random.nextInt(cluster.nodes.size()));
-                    int kind = random.nextInt(3);
+                    Fault fault = Fault.values()[random.nextInt(Fault.values().length)];
                     int before = 10 + random.nextInt(30);
                     long holdMillis = 50 + random.nextInt(3000);
                     int target = load.acceptedCount() + before;
                     assertThat(load.awaitAccepted(target, WAIT)).as("round %d: %d mails accepted before the fault: %s %s\n%s",
                         round, before, rounds, load.summary(), cluster.diagnostics()).isTrue();
                     int atFault = load.acceptedCount();
-                    String name = switch (kind) {
-                        case 0 -> "kill";
-                        case 1 -> "pause";
-                        default -> "pause_then_kill";
-                    };
-                    if (kind == 0) {
-                        victim.kill9();
-                    } else {
-                        victim.pause();
-                    }
+                    fault.inject(victim);
                     Thread.sleep(holdMillis);
                     int meanwhile = load.acceptedCount() - atFault;
-                    switch (kind) {
-                        case 0 -> victim.startAgain();
-                        case 1 -> victim.resume();
-                        default -> {
-                            victim.kill9();
-                            victim.startAgain();
-                        }
-                    }
+                    fault.heal(victim);
+                    String name = fault.name().toLowerCase();
                     rounds.append(' ').append(round).append(':').append(name).append('(').append(victim.name()).append(',')
                         .append(holdMillis).append("ms,").append(meanwhile).append("_accepted)");
                     System.out.println("[james-chaos] round " + round + ": " + name + " " + victim.name() + " for "
