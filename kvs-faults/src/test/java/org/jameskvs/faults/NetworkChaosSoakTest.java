@@ -9,11 +9,15 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * {@link ChaosSoak} in network namespaces ({@link NetLab}: each KVS server in its own, one address on
  * each of two segments, the writer in the root namespace), with network faults beside the process
  * ones: the active path cut (no RST, no FIN), both paths cut (the writer partitioned from the node),
- * 5 % of the node's TCP segments dropped both ways, and kill -9 and SIGSTOP of the node's process.
+ * 5 % of the node's TCP segments dropped both ways, its links slowed to 4 Mbit/s (about a quarter of
+ * what the writer sends: the copy falls behind and its heartbeats wait behind mail), 250 ms of delay on
+ * what the node sends (where the kernel has netem), and kill -9 and SIGSTOP of the node's process.
  * One node at a time, often while the previous fault is still being repaired. Needs root; without
  * namespaces it is SKIPPED (assumption), never passed; under {@code bin/test} a missing tool fails.
  */
@@ -55,7 +59,15 @@ class NetworkChaosSoakTest {
                     lab.link(index(n), "a", true);
                     lab.link(index(n), "b", true);
                 }),
-                new ChaosSoak.Fault("lossy_5pct", false, n -> lab.lossy(index(n), 5), n -> lab.lossless(index(n)))));
+                new ChaosSoak.Fault("lossy_5pct", false, n -> lab.lossy(index(n), 5), n -> lab.lossless(index(n))),
+                // A quarter of what the writer sends it: the copy falls behind, heartbeats queue behind mail.
+                new ChaosSoak.Fault("slow_link_4mbit", false, n -> lab.slow(index(n), "4mbit"), n -> lab.unshape(index(n)))));
+        if (NAMESPACES.netem()) {
+            faults.add(new ChaosSoak.Fault("delay_250ms", false, n -> assertThat(lab.delay(index(n), 250)).isTrue(),
+                    n -> lab.unshape(index(n))));
+        } else {
+            System.out.println("[" + name + "] no netem in this kernel: no delay_250ms fault");
+        }
         faults.add(ChaosSoak.processFault("kill"));
         faults.add(ChaosSoak.processFault("pause"));
         try (FaultCluster c = new FaultCluster(dir, nodes).start()) {

@@ -2,7 +2,9 @@ package org.jameskvs.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
@@ -10,11 +12,12 @@ import org.junit.jupiter.api.Test;
 /**
  * Faults in a row behind real James (the whole path: SMTP intake, spool, mailet processing,
  * RemoteDelivery to the sink, three KVS nodes with two copies of every queue): round after round a
- * node and a fault at random, kill -9 then restart on its journal, SIGSTOP then SIGCONT, or SIGSTOP
- * then kill -9 and restart, held 50 ms to 3 s, the next round once 10-40 more mails were answered
- * 250, so that a fault often comes while the last one's copies are still being rebuilt. One node
- * at a time: every fault only delays (a killed node's journal comes back with it). kvs-faults'
- * {@code ChaosSoakTest} does the same under a writer of its own, with emptied disks too.
+ * node and a fault at random, kill -9 then restart on its journal, SIGSTOP then SIGCONT, SIGSTOP
+ * then kill -9 and restart, or kill -9 and restart on an emptied disk, held 50 ms to 3 s, the next
+ * round once 10-40 more mails were answered 250, so that a fault often comes while the last one's
+ * copies are still being rebuilt. One node at a time; an emptied disk only once every queue's
+ * replication record names two SYNC copies (kvs-admin list): a whole copy of each queue is then left
+ * elsewhere. kvs-faults' {@code ChaosSoakTest} does the same under a writer of its own.
  *
  * <p>Asserted: every mail answered 250 reaches the sink (lost = 0); every reply is 250 or 4xx (no
  * 5xx, no broken session). Duplicates are counted, not asserted (a mail in delivery when its
@@ -30,10 +33,10 @@ class JamesChaosIT {
 
     /** The faults, in the order the seed picks them. */
     private enum Fault {
-        KILL, PAUSE, PAUSE_THEN_KILL;
+        KILL, PAUSE, PAUSE_THEN_KILL, WIPE;
 
         void inject(KvsNode node) throws Exception {
-            if (this == KILL) {
+            if (this == KILL || this == WIPE) {
                 node.kill9();
             } else {
                 node.pause();
@@ -48,7 +51,16 @@ class JamesChaosIT {
                     node.kill9();
                     node.startAgain();
                 }
+                case WIPE -> {
+                    node.wipeDisk();
+                    node.startAgain();
+                }
             }
+        }
+
+        /** Destroys the node's copies: only while no queue's copy is being rebuilt (else the copy being read from may be the last whole one). */
+        boolean destroysCopies() {
+            return this == WIPE;
         }
     }
 
@@ -71,6 +83,10 @@ class JamesChaosIT {
                     int target = load.acceptedCount() + before;
                     assertThat(load.awaitAccepted(target, WAIT)).as("round %d: %d mails accepted before the fault: %s %s\n%s",
                         round, before, rounds, load.summary(), cluster.diagnostics()).isTrue();
+                    if (fault.destroysCopies()) {
+                        assertThat(everyQueueOnTwoSyncCopies(cluster, WAIT)).as("round %d: every queue on two SYNC copies before %s of %s\n%s",
+                            round, fault, victim.name(), cluster.diagnostics()).isTrue();
+                    }
                     int atFault = load.acceptedCount();
                     fault.inject(victim);
                     Thread.sleep(holdMillis);
@@ -96,5 +112,23 @@ class JamesChaosIT {
                 load.stop();
             }
         }
+    }
+
+    /**
+     * Waits (bounded) until the replication record of every queue of this James (kvs-admin list, as an
+     * operator would look) names exactly two copies, both SYNC: no rebuild under way.
+     */
+    private static boolean everyQueueOnTwoSyncCopies(Cluster cluster, Duration max) throws Exception {
+        Path conf = cluster.directory.resolve("james/conf");
+        long deadline = System.nanoTime() + max.toNanos();
+        do {
+            Map<String, KvsAdminCli.Lease> leases = KvsAdminCli.leases(conf, "james/");
+            if (!leases.isEmpty() && leases.values().stream().allMatch(l -> l.copies().size() == 2
+                && l.copies().stream().allMatch(c -> c.endsWith(":SYNC")))) {
+                return true;
+            }
+            Thread.sleep(500);
+        } while (System.nanoTime() < deadline);
+        return false;
     }
 }

@@ -5,8 +5,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
+import java.util.stream.Stream;
 
 import org.jameskvs.testkit.KvsServerProcess;
 
@@ -15,20 +18,24 @@ import org.jameskvs.testkit.KvsServerProcess;
  * kvs-server.jar}, the way bin/kvs-server starts it) with the suite's child JVM flags and open-files
  * limit, serving its Prometheus metrics so tests can read {@code kvs_connections}. After
  * {@link #kill9()} or {@link #stop()}, {@link #startAgain()} brings back the same node with its journal;
- * {@link #pause()} and {@link #resume()} freeze and thaw it.
+ * {@link #pause()} and {@link #resume()} freeze and thaw it; {@link #wipeDisk()} after a kill brings it
+ * back on an empty disk.
  */
 final class KvsNode implements AutoCloseable {
     static final String PASSWORD = "it-secret";
 
     private final KvsServerProcess process;
+    /** The journal's folder: {@code data/} in the node's folder, the test kit's default. */
+    private final Path dataDirectory;
 
-    private KvsNode(KvsServerProcess process) {
+    private KvsNode(KvsServerProcess process, Path dataDirectory) {
         this.process = process;
+        this.dataDirectory = dataDirectory;
     }
 
     static KvsNode start(String name, Path directory) throws Exception {
         return new KvsNode(KvsServerProcess.in(directory).name(name).password(PASSWORD).metrics()
-            .jvmFlags(Limits.CHILD_JVM_FLAGS).commandPrefix(Limits.openFilesPrefix()).start());
+            .jvmFlags(Limits.CHILD_JVM_FLAGS).commandPrefix(Limits.openFilesPrefix()).start(), directory.resolve("data"));
     }
 
     String name() {
@@ -59,6 +66,18 @@ final class KvsNode implements AutoCloseable {
     /** SIGKILL: no shutdown hook, no graceful close; the journal stays as the kernel has it. */
     void kill9() throws InterruptedException {
         process.kill9();
+    }
+
+    /** Deletes the journal's folder (the node must be down): it comes back on an empty disk. */
+    void wipeDisk() throws IOException {
+        if (isRunning()) {
+            throw new IllegalStateException(name() + " is running: kill it before wiping its disk");
+        }
+        try (Stream<Path> paths = Files.walk(dataDirectory)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 
     /** SIGSTOP: the process freezes; its sockets stay open. */
