@@ -70,6 +70,36 @@ class FullDiskChaosSoakTest {
         soak("disk-chaos-2", 2, TWO_NODE_ROUNDS, false);
     }
 
+    /**
+     * The paced soaks write about 2 MB/s, so the store's free-space look (at most a second old) and
+     * the page warmer's lead keep its writes off pages with no room behind them. Here the writer runs
+     * at full speed (32 puts in flight) when a member's file system fills to the last byte.
+     */
+    @Test
+    void aDiskFilledToTheLastByteUnderAFullSpeedWriterLosesNothingAcknowledged() throws Exception {
+        String unavailable = TmpfsDisk.unavailableReason();
+        ExternalTool.assumeAvailable(unavailable == null, "a tmpfs of its own per node: " + unavailable);
+        List<String> minFree = List.of("disk.minFreeBytes=" + MIN_FREE_BYTES);
+        FaultCluster cluster = FaultCluster.local(dir, 3, Map.of("kvs1", minFree, "kvs2", minFree, "kvs3", minFree));
+        Map<NodeProcess, TmpfsDisk> disks = new LinkedHashMap<>();
+        try {
+            for (NodeProcess n : cluster.nodes) {
+                disks.put(n, TmpfsDisk.mount(n.dataDir, DISK_BYTES));
+            }
+            ChaosSoak.Fault full = fill("disk_full", 0, disks);
+            NodeProcess victim = cluster.node("kvs2"); // a member: FaultCluster places the queue on kvs1 and kvs2
+            try (FaultCluster c = cluster.start()) {
+                Scenarios.faultUnderLoad("disk-full-fast", c, victim.name, () -> full.inject().on(victim),
+                        () -> full.heal().on(victim), Map.of());
+            }
+        } finally {
+            cluster.close();
+            for (TmpfsDisk d : disks.values()) {
+                d.close();
+            }
+        }
+    }
+
     private void soak(String name, int rounds) throws Exception {
         soak(name, 3, rounds, true);
     }

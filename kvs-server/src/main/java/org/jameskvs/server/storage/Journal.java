@@ -69,6 +69,8 @@ final class Journal implements AutoCloseable {
     /** The file the last record went to, for {@link #fileForCycle}'s fast path. */
     private CycleFile lastWritten;
     private final JournalPageWarmer warmer;
+    /** Room behind the pages a record is about to be written to (SIGBUS on a full disk otherwise). */
+    private final BackedPages backed = new BackedPages(PagePopulator.create());
     private final DeadFileRemover remover;
     /** The chunk of Chronicle's mapping published to the warmer (reserved by {@link #WARMER}), and where it lies. */
     /** The writer's mapping as published to the warmer (null without a warmer). */
@@ -257,6 +259,11 @@ final class Journal implements AutoCloseable {
         }
         Bytes<?> bytes = blockBytes;
         long start = bytes.writePosition();
+        String noRoom = backed.ensure(bytes, start, start + length);
+        if (noRoom != null) {
+            freeSpace = -1; // look at the file system again at the next write
+            throw new JournalException(Status.DISK_FULL, noRoom, null);
+        }
         try {
             RecordBytes.copy(bytes, header);
             RecordBytes.copy(bytes, a);
@@ -299,6 +306,11 @@ final class Journal implements AutoCloseable {
         try {
             Bytes<?> bytes = dc.wire().bytes();
             blockStart = bytes.writePosition();
+            String noRoom = backed.ensure(bytes, blockStart, blockStart + JournalBlockDescriptor.HEADER_SIZE);
+            if (noRoom != null) {
+                freeSpace = -1;
+                throw new JournalException(Status.DISK_FULL, noRoom, null);
+            }
             bytes.write(JournalBlockDescriptor.HEADER);
             blockFile = fileOfAppender();
             blockBytes = bytes;
@@ -309,6 +321,9 @@ final class Journal implements AutoCloseable {
                 dc.close();
             } catch (Throwable t2) {
                 t.addSuppressed(t2);
+            }
+            if (t instanceof JournalException refused) {
+                throw refused; // no room behind the block's first page: DISK_FULL, nothing written
             }
             throw failure("open a journal block", t);
         }

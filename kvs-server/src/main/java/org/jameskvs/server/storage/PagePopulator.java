@@ -22,6 +22,8 @@ final class PagePopulator {
     private static final int PROT_READ = 1;
     private static final int MAP_SHARED = 1;
     private static final int EINVAL = 22;
+    /** madvise(MADV_POPULATE_*): populating failed because a SIGBUS would have been raised on access. */
+    static final int EFAULT = 14;
 
     private final PosixAPI posix;
     private volatile boolean works;
@@ -55,23 +57,34 @@ final class PagePopulator {
      * @return false if it failed (nothing is changed either way; an unsupported kernel switches it off)
      */
     boolean populate(long address, long length) {
+        return populateWrite(address, length) == 0;
+    }
+
+    /**
+     * Populates {@code [address, address + length)} for writing; {@code address} must be page-aligned.
+     *
+     * @return 0 when done; the errno when the kernel refused ({@link #EFAULT}: a write there would
+     *         raise SIGBUS, as on a full file system; an unsupported kernel switches it off); -1 when
+     *         it cannot populate at all ({@link #works()} false)
+     */
+    int populateWrite(long address, long length) {
         if (!works) {
-            return false;
+            return -1;
         }
         try {
             if (posix.madvise(address, length, MADV_POPULATE_WRITE) == 0) {
-                return true;
+                return 0;
             }
             int errno = posix.lastError();
             if (errno == EINVAL && (address & (PAGE - 1)) == 0) {
                 works = false; // kernel older than 5.14
                 LOG.info("madvise(MADV_POPULATE_WRITE) unsupported here; journal pages are warmed by reading");
             }
-            return false;
+            return errno;
         } catch (Throwable t) {
             works = false;
             LOG.info("madvise unavailable ({}); journal pages are warmed by reading", t.toString());
-            return false;
+            return -1;
         }
     }
 

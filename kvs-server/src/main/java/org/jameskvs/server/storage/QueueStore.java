@@ -31,9 +31,12 @@ import static org.jameskvs.server.storage.JournalRecordDescriptor.*;
  * (the queue was dropped), {@code BAD_REQUEST} (empty or over-long id, record larger than
  * {@link #maxRecordBytes()}), {@code DUPLICATE_ID}, {@code NOT_FOUND}, {@code QUEUE_FULL},
  * {@code DISK_FULL} (free space below {@code minFreeDiskBytes}, journal over
- * {@code maxJournalBytes}, or an IO error while writing; only PUTs stop at those limits, every other
- * record goes on into a reserve past them so that a full store can still drain: see
- * {@code Journal.checkSpace}), {@code STORAGE_ERROR} (anything else).
+ * {@code maxJournalBytes}, an IO error while writing, or no room on the file system behind the
+ * journal's next pages ({@code BackedPages}: checked before a record is written into them, because a
+ * write there would raise SIGBUS, which the JVM reports later and elsewhere, after the write seemed
+ * to succeed); only PUTs stop at those limits, every other record goes on into a reserve past them
+ * so that a full store can still drain: see {@code Journal.checkSpace}), {@code STORAGE_ERROR}
+ * (anything else).
  * A mutation is applied to the index only after its record is completely in the journal, so a
  * failed write leaves the queue exactly as it was.
  *
