@@ -77,27 +77,12 @@ class FullDiskChaosSoakTest {
      */
     @Test
     void aDiskFilledToTheLastByteUnderAFullSpeedWriterLosesNothingAcknowledged() throws Exception {
-        String unavailable = TmpfsDisk.unavailableReason();
-        ExternalTool.assumeAvailable(unavailable == null, "a tmpfs of its own per node: " + unavailable);
-        List<String> minFree = List.of("disk.minFreeBytes=" + MIN_FREE_BYTES);
-        FaultCluster cluster = FaultCluster.local(dir, 3, Map.of("kvs1", minFree, "kvs2", minFree, "kvs3", minFree));
-        Map<NodeProcess, TmpfsDisk> disks = new LinkedHashMap<>();
-        try {
-            for (NodeProcess n : cluster.nodes) {
-                disks.put(n, TmpfsDisk.mount(n.dataDir, DISK_BYTES));
-            }
+        onOwnDisks(3, (c, disks) -> {
             ChaosSoak.Fault full = fill("disk_full", 0, disks);
-            NodeProcess victim = cluster.node("kvs2"); // a member: FaultCluster places the queue on kvs1 and kvs2
-            try (FaultCluster c = cluster.start()) {
-                Scenarios.faultUnderLoad("disk-full-fast", c, victim.name, () -> full.inject().on(victim),
-                        () -> full.heal().on(victim), Map.of());
-            }
-        } finally {
-            cluster.close();
-            for (TmpfsDisk d : disks.values()) {
-                d.close();
-            }
-        }
+            NodeProcess victim = c.node("kvs2"); // a member: FaultCluster places the queue on kvs1 and kvs2
+            Scenarios.faultUnderLoad("disk-full-fast", c, victim.name, () -> full.inject().on(victim),
+                    () -> full.heal().on(victim), Map.of());
+        });
     }
 
     private void soak(String name, int rounds) throws Exception {
@@ -105,16 +90,7 @@ class FullDiskChaosSoakTest {
     }
 
     private void soak(String name, int nodes, int rounds, boolean processFaults) throws Exception {
-        String unavailable = TmpfsDisk.unavailableReason();
-        ExternalTool.assumeAvailable(unavailable == null, "a tmpfs of its own per node: " + unavailable);
-        // The shipped disk.minFreeBytes (the test harness turns it off by default).
-        List<String> minFree = List.of("disk.minFreeBytes=" + MIN_FREE_BYTES);
-        FaultCluster cluster = FaultCluster.local(dir, nodes, Map.of("kvs1", minFree, "kvs2", minFree, "kvs3", minFree));
-        Map<NodeProcess, TmpfsDisk> disks = new LinkedHashMap<>();
-        try {
-            for (NodeProcess n : cluster.nodes) {
-                disks.put(n, TmpfsDisk.mount(n.dataDir, DISK_BYTES));
-            }
+        onOwnDisks(nodes, (c, disks) -> {
             List<ChaosSoak.Fault> faults = new ArrayList<>(List.of(
                     fill("disk_full", 0, disks),
                     fill("disk_low", LOW_BYTES, disks)));
@@ -122,8 +98,32 @@ class FullDiskChaosSoakTest {
                 faults.add(ChaosSoak.processFault("kill"));
                 faults.add(ChaosSoak.processFault("pause"));
             }
+            ChaosSoak.run(name, c, faults, rounds);
+        });
+    }
+
+    /** What runs on the started cluster, with each node's disk. */
+    private interface OnDisks {
+        void run(FaultCluster cluster, Map<NodeProcess, TmpfsDisk> disks) throws Exception;
+    }
+
+    /**
+     * {@code nodes} nodes with the shipped {@code disk.minFreeBytes} (the test harness turns it off by
+     * default), each on a tmpfs of its own, started; stopped and unmounted afterwards. Skipped where no
+     * tmpfs can be mounted (failing under {@code bin/test}).
+     */
+    private void onOwnDisks(int nodes, OnDisks body) throws Exception {
+        String unavailable = TmpfsDisk.unavailableReason();
+        ExternalTool.assumeAvailable(unavailable == null, "a tmpfs of its own per node: " + unavailable);
+        List<String> minFree = List.of("disk.minFreeBytes=" + MIN_FREE_BYTES);
+        FaultCluster cluster = FaultCluster.local(dir, nodes, Map.of("kvs1", minFree, "kvs2", minFree, "kvs3", minFree));
+        Map<NodeProcess, TmpfsDisk> disks = new LinkedHashMap<>();
+        try {
+            for (NodeProcess n : cluster.nodes) {
+                disks.put(n, TmpfsDisk.mount(n.dataDir, DISK_BYTES));
+            }
             try (FaultCluster c = cluster.start()) {
-                ChaosSoak.run(name, c, faults, rounds);
+                body.run(c, disks);
             }
         } finally {
             cluster.close();

@@ -50,7 +50,7 @@ class SuddenlyFullDiskTest {
         ExternalTool.assumeAvailable(unavailable == null, "a tmpfs of its own: " + unavailable);
         NodeProcess node = NodeProcess.local("kvs1", dir.resolve("kvs1"));
         try (TmpfsDisk disk = TmpfsDisk.mount(node.dataDir, DISK_BYTES); NodeProcess n = node.start()) {
-            Map<String, Integer> crcs = new ConcurrentHashMap<>();
+            Map<String, Integer> bodyHashes = new ConcurrentHashMap<>();
             Set<String> acked = ConcurrentHashMap.newKeySet();
             Map<String, Integer> failures = new ConcurrentHashMap<>();
             ConcurrentLinkedQueue<String> reasons = new ConcurrentLinkedQueue<>();
@@ -79,11 +79,11 @@ class SuddenlyFullDiskTest {
                     String id = "m-" + i++;
                     body[0] = (byte) i;
                     body[BODY - 1] = (byte) (i >> 8);
-                    int crc = java.util.Arrays.hashCode(body);
+                    int hash = java.util.Arrays.hashCode(body);
                     window.acquire();
                     q.put(id.getBytes(StandardCharsets.UTF_8), 0, 0, new byte[0], body.clone()).whenComplete((Ack a, Throwable e) -> {
                         if (a != null && a.isOk()) {
-                            crcs.put(id, crc);
+                            bodyHashes.put(id, hash);
                             acked.add(id);
                         } else {
                             failures.merge(a == null ? String.valueOf(e) : a.status().name(), 1, Integer::sum);
@@ -130,7 +130,7 @@ class SuddenlyFullDiskTest {
                 for (String id : acked) {
                     if (!found.containsKey(id)) {
                         lost.add(id);
-                    } else if (!found.get(id).equals(crcs.get(id))) {
+                    } else if (!found.get(id).equals(bodyHashes.get(id))) {
                         damaged.add(id);
                     }
                 }

@@ -73,10 +73,4 @@ final class BackedPages {
         }
         return null; // unsupported or transient: the write goes ahead as before
     }
-
-    /** Forgets what was populated (a new file, or a failure that may have left pages behind). */
-    void reset() {
-        store = null;
-        backedTo = 0;
-    }
 }

@@ -259,11 +259,7 @@ final class Journal implements AutoCloseable {
         }
         Bytes<?> bytes = blockBytes;
         long start = bytes.writePosition();
-        String noRoom = backed.ensure(bytes, start, start + length);
-        if (noRoom != null) {
-            freeSpace = -1; // look at the file system again at the next write
-            throw new JournalException(Status.DISK_FULL, noRoom, null);
-        }
+        ensureRoom(bytes, start, start + length);
         try {
             RecordBytes.copy(bytes, header);
             RecordBytes.copy(bytes, a);
@@ -288,6 +284,15 @@ final class Journal implements AutoCloseable {
         return location(f.fileNo, start);
     }
 
+    /** DISK_FULL, before anything is written, when the file system has no room behind offsets {@code [from, to)} ({@link BackedPages}). */
+    private void ensureRoom(Bytes<?> bytes, long from, long to) throws JournalException {
+        String noRoom = backed.ensure(bytes, from, to);
+        if (noRoom != null) {
+            freeSpace = -1; // look at the file system again at the next write
+            throw new JournalException(Status.DISK_FULL, noRoom, null);
+        }
+    }
+
     /** Largest block: Chronicle takes a document of at most its overlap size. */
     private long maxBlockBytes() {
         return queue.overlapSize() - 64;
@@ -306,11 +311,7 @@ final class Journal implements AutoCloseable {
         try {
             Bytes<?> bytes = dc.wire().bytes();
             blockStart = bytes.writePosition();
-            String noRoom = backed.ensure(bytes, blockStart, blockStart + JournalBlockDescriptor.HEADER_SIZE);
-            if (noRoom != null) {
-                freeSpace = -1;
-                throw new JournalException(Status.DISK_FULL, noRoom, null);
-            }
+            ensureRoom(bytes, blockStart, blockStart + JournalBlockDescriptor.HEADER_SIZE);
             bytes.write(JournalBlockDescriptor.HEADER);
             blockFile = fileOfAppender();
             blockBytes = bytes;
